@@ -1,0 +1,89 @@
+// The registry of stable error and reason codes: every code the gateway emits, with the HTTP
+// status it maps to (null for codes that never reach HTTP, such as storage failures reported by
+// the CLI) and a hint for the operator. The spec's reasonCodes are part of it. docs/errors.md is
+// generated from this table and a test keeps the two in step.
+
+export interface ErrorCodeInfo {
+  /** HTTP status when the code is an HTTP answer; null when it is only reported by the CLI. */
+  readonly status: number | null;
+  /** One sentence: what the code means. */
+  readonly summary: string;
+  /** One sentence: what to do about it. */
+  readonly hint: string;
+}
+
+export const ERROR_CODES = {
+  // Inspection pipeline (spec §7, DESIGN.md §4).
+  MCP_MALFORMED_RPC: {
+    status: 400,
+    summary: 'The request is not a valid JSON-RPC 2.0 message.',
+    hint: 'Send {"jsonrpc":"2.0","id":…,"method":…,"params":{…}} in `request`.',
+  },
+  MCP_SERVER_NOT_WHITELISTED: {
+    status: 403,
+    summary: "The target server is not on the tenant's trusted whitelist.",
+    hint: "Add the server id to the gateway policy's trusted servers.",
+  },
+  MCP_METHOD_BLOCKED: {
+    status: 403,
+    summary: 'The method or tool is blocked by the gateway policy.',
+    hint: "Review the gateway policy's blocked methods and tools.",
+  },
+  MCP_DESTRUCTIVE_OP_BLOCKED: {
+    status: 403,
+    summary: 'The operation is destructive and the gateway policy denies destructive operations.',
+    hint: 'The answer names the signal that fired; ask an operator if the call is intended.',
+  },
+  MCP_TOKEN_PASSTHROUGH: {
+    status: 400,
+    summary: 'The client presented a bearer token meant for the MCP server.',
+    hint: 'Remove the upstream token: the gateway mints a token bound to the server itself.',
+  },
+  // Storage and process start-up (reported by the CLI; never an HTTP answer).
+  STORAGE_CONFIG_INVALID: {
+    status: null,
+    summary: 'The storage configuration is invalid.',
+    hint: 'Check DATABASE_URL and AGENT_GATEWAY_DATA_DIR.',
+  },
+  STORAGE_UNREACHABLE: {
+    status: null,
+    summary: 'The PostgreSQL server cannot be reached.',
+    hint: 'Check that the server runs and that DATABASE_URL names the right host, port, user and database.',
+  },
+  STORAGE_DATA_DIR_UNWRITABLE: {
+    status: null,
+    summary: 'The data directory cannot be created or written.',
+    hint: 'Choose a writable directory with AGENT_GATEWAY_DATA_DIR or fix its permissions.',
+  },
+  STORAGE_DATA_DIR_CORRUPT: {
+    status: null,
+    summary: 'The embedded database in the data directory cannot be opened.',
+    hint: 'Restore the data directory from a backup, or move it aside to start afresh.',
+  },
+  STORAGE_DATA_DIR_IN_USE: {
+    status: null,
+    summary: 'Another running process holds the embedded database.',
+    hint: 'Stop that process, or talk to it over HTTP; the embedded database allows one process.',
+  },
+  STORAGE_MIGRATION_FAILED: {
+    status: null,
+    summary: 'A database migration failed; nothing of it was applied.',
+    hint: 'Read the database error above; fix the database or the migration and start again.',
+  },
+  STORAGE_MIGRATION_DRIFT: {
+    status: null,
+    summary: 'An applied migration differs from the file of the same name.',
+    hint: 'Migrations are immutable once applied: restore the original file, add a new migration.',
+  },
+  STORAGE_SCHEMA_AHEAD: {
+    status: null,
+    summary: 'The database has migrations this version of the gateway does not know.',
+    hint: 'Run a gateway version at least as new as the one that migrated this database.',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
