@@ -119,8 +119,8 @@ describeEachDatabase('migrateDatabase', (kind) => {
     await t.db.query(`insert into tenants (id, name, "updatedAt") values ('t1', 'one', now())`);
     await t.db.query(
       `insert into audit_entries (id, "tenantId", seq, action, "resourceType", "resourceId",
-         metadata, "createdAt", hash, "prevHash")
-       values ('a1', 't1', 1, 'x', 'y', 'z', '{}', now(), 'h1', 'h0')`,
+         metadata, after, "createdAt", hash, "prevHash")
+       values ('a1', 't1', 1, 'x', 'y', 'z', '{}', 's', now(), 'h1', 'h0')`,
     );
     await expect(t.db.query(`update audit_entries set action = 'forged'`)).rejects.toThrow(
       /append-only: UPDATE/,

@@ -237,6 +237,7 @@ CREATE TABLE "audit_entries" (
     "resourceType" TEXT NOT NULL,
     "resourceId" TEXT NOT NULL,
     "metadata" JSONB NOT NULL,
+    "after" TEXT NOT NULL,
     "createdAt" TIMESTAMPTZ(3) NOT NULL,
     "hash" TEXT NOT NULL,
     "prevHash" TEXT NOT NULL,
@@ -249,7 +250,7 @@ CREATE TABLE "audit_chain_heads" (
     "tenantId" TEXT NOT NULL,
     "seq" BIGINT NOT NULL,
     "hash" TEXT NOT NULL,
-    "updatedAt" TIMESTAMPTZ(3) NOT NULL,
+    "lastCreatedAt" TIMESTAMPTZ(3) NOT NULL,
 
     CONSTRAINT "audit_chain_heads_pkey" PRIMARY KEY ("tenantId")
 );
