@@ -1,0 +1,23 @@
+// Canonical JSON for the metadata seal: JSON.stringify's text for every value, with object keys
+// sorted by UTF-16 code units at every level. Keys whose value is undefined are left out, as
+// JSON.stringify does, so a value and its JSON round trip have the same canonical form; the
+// order in which a database (PostgreSQL jsonb) returns keys does not matter.
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    const text = JSON.stringify(value);
+    if (text === undefined) throw new TypeError(`canonicalJson: ${typeof value} is not JSON`);
+    return text;
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(',')}}`;
+}

@@ -1,0 +1,53 @@
+// The closed set of problems `verifyAuditChain` reports, with a summary and an operator hint for
+// each. The shape matches the gateway's error registry (shared/errors), so these entries can be
+// merged into it; docs/audit.md lists the same codes and a test keeps the two in step.
+import type { ErrorCodeInfo } from '../errors/index.js';
+
+export const AUDIT_ISSUE_CODES = {
+  AUDIT_MALFORMED_JSON: {
+    status: null,
+    summary:
+      'The export is not a well-formed JSON array of entries: a syntax error, a file that ends early, or data after the closing bracket.',
+    hint: 'A file that ends inside an entry was cut off while it was written: export it again. Otherwise fix the JSON at the reported position.',
+  },
+  AUDIT_MISSING_FIELD: {
+    status: null,
+    summary: 'An entry lacks a required field.',
+    hint: 'Every entry needs id, tenantId, action, resourceType, resourceId, createdAt, hash and prevHash; the export was not produced by an audit exporter or was edited.',
+  },
+  AUDIT_INVALID_FIELD: {
+    status: null,
+    summary: 'An entry field has the wrong type or form.',
+    hint: 'Fields are strings, hash and prevHash are 64 lowercase hex digits (prevHash may be null), metadata is an object or null.',
+  },
+  AUDIT_TENANT_MIXED: {
+    status: null,
+    summary: 'The export holds entries of more than one tenant; each tenant has its own chain.',
+    hint: 'Export and verify one tenant at a time.',
+  },
+  AUDIT_CHAIN_BROKEN: {
+    status: null,
+    summary:
+      "An entry's prevHash is not the hash of the entry before it: entries were deleted, reordered, duplicated or inserted.",
+    hint: 'The message says whether the predecessor appears elsewhere in the export (reordered, duplicated) or nowhere (deleted). For an export that deliberately starts mid-chain use --partial or --after <hash>.',
+  },
+  AUDIT_HASH_MISMATCH: {
+    status: null,
+    summary:
+      "The hash recomputed from the entry's content differs from its stored hash: a hashed field was edited after the entry was written.",
+    hint: 'Compare the entry with the system of record; every hashed field (tenantId, action, resourceType, resourceId, createdAt, the seal in `after`, and the hashed metadata keys) is a suspect.',
+  },
+  AUDIT_METADATA_MISMATCH: {
+    status: null,
+    summary:
+      'The metadata differs from the digest sealed in the hashed `after` field: metadata was edited after the entry was written.',
+    hint: "Compare the entry's metadata with the system of record.",
+  },
+  AUDIT_HEAD_MISSING: {
+    status: null,
+    summary: 'No entry of the export has the head hash the verifier was told to expect.',
+    hint: 'Entries at the end of the chain were removed, or the expected head belongs to another tenant or a later export.',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type AuditIssueCode = keyof typeof AUDIT_ISSUE_CODES;

@@ -1,0 +1,92 @@
+// The entry hash of the NPL audit verifier, hash versions 1 and 2, computed exactly as that
+// verifier does so that each side accepts the other's exports:
+//   hash = hex(SHA-256(UTF-8(prevHash "\n" createdAt "\n" tenantId "\n" action "\n" payload)))
+// prevHash is 64 zeros for the first entry; payload is a JSON object of strings with sorted
+// keys (see auditHashPayload). Only four metadata keys reach the payload, which is why our writer
+// adds a seal of the whole metadata in the hashed `after` field (sealMetadata).
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { AuditHashFields, JsonObject } from './types.js';
+
+/** prevHash of the first entry of a chain (exported as `prevHash: null`). */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Prefix of the metadata seal carried in `after`. */
+export const METADATA_SEAL_PREFIX = 'metadata-sha256:';
+
+const ENTRY_FIELDS = [
+  'resourceType',
+  'resourceId',
+  'before',
+  'after',
+  'userId',
+  'agentId',
+  'ipAddress',
+  'userAgent',
+] as const;
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Hash version 2 applies when metadata.hashVersion is 2 or "2"; otherwise version 1. */
+export function isHashVersion2(metadata: unknown): boolean {
+  if (metadata === null || typeof metadata !== 'object') return false;
+  const version = (metadata as Record<string, unknown>).hashVersion;
+  return version === 2 || version === '2';
+}
+
+/**
+ * The payload line of the hash: a JSON object with keys in code-unit order, every value a string,
+ * and a key only when its value is neither null/undefined nor the empty string.
+ * v1: resourceType, resourceId, before, after, userId, agentId, ipAddress, userAgent.
+ * v2: those, plus hashVersion "2" and, from metadata, tool, actorType (String(v)), confidence
+ * (String(Number(v))) and regulatoryRelevance (only an array: items as strings, sorted with
+ * localeCompare, as a JSON array text).
+ */
+export function auditHashPayload(entry: AuditHashFields): string {
+  const fields = new Map<string, unknown>();
+  for (const key of ENTRY_FIELDS) fields.set(key, entry[key]);
+  const metadata = entry.metadata;
+  if (isHashVersion2(metadata)) {
+    const meta = metadata as Record<string, unknown>;
+    fields.set('hashVersion', '2');
+    fields.set('tool', meta.tool);
+    fields.set('actorType', meta.actorType);
+    if (meta.confidence !== undefined && meta.confidence !== null) {
+      fields.set('confidence', String(Number(meta.confidence)));
+    }
+    if (Array.isArray(meta.regulatoryRelevance)) {
+      const items = meta.regulatoryRelevance.map((item) => String(item));
+      // localeCompare, not code-unit order: the reference sorts this way.
+      items.sort((a, b) => a.localeCompare(b));
+      fields.set('regulatoryRelevance', JSON.stringify(items));
+    }
+  }
+  const parts: string[] = [];
+  for (const key of [...fields.keys()].sort()) {
+    const value = fields.get(key);
+    if (value === undefined || value === null) continue;
+    const text = String(value);
+    if (text === '') continue;
+    parts.push(`${JSON.stringify(key)}:${JSON.stringify(text)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** The entry's hash given the previous entry's hash (null or GENESIS_HASH for the first entry). */
+export function computeEntryHash(entry: AuditHashFields, prevHash: string | null): string {
+  const content = [
+    prevHash ?? GENESIS_HASH,
+    entry.createdAt,
+    entry.tenantId,
+    entry.action,
+    auditHashPayload(entry),
+  ].join('\n');
+  return sha256Hex(content);
+}
+
+/** The seal our writer stores in `after`: `metadata-sha256:` + SHA-256 of canonical metadata. */
+export function sealMetadata(metadata: JsonObject | null): string {
+  return `${METADATA_SEAL_PREFIX}${sha256Hex(canonicalJson(metadata))}`;
+}

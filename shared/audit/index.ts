@@ -1,0 +1,40 @@
+// The audit trail's hash chain: building entries, computing hashes exactly as the NPL audit
+// verifier (hash version 2) does, writing and reading exports as streams, and verifying them.
+// Pure: no I/O beyond the iterables passed in.
+export { canonicalJson } from './canonical-json.js';
+export { chainEntry } from './chain-entry.js';
+export { AUDIT_ISSUE_CODES, type AuditIssueCode } from './codes.js';
+export { formatAuditEntry, formatAuditExport } from './export-format.js';
+export {
+  AuditExportSyntaxError,
+  AuditExportTokenizer,
+  type ExportChunkSource,
+  type ExportPosition,
+  type ReadAuditExportOptions,
+  readAuditExport,
+} from './export-reader.js';
+export {
+  auditHashPayload,
+  computeEntryHash,
+  GENESIS_HASH,
+  isHashVersion2,
+  METADATA_SEAL_PREFIX,
+  sealMetadata,
+} from './hash.js';
+export type {
+  AuditEntry,
+  AuditEntryInput,
+  AuditHashFields,
+  JsonObject,
+  JsonPrimitive,
+  JsonValue,
+} from './types.js';
+export {
+  type AuditEntrySource,
+  type AuditIssue,
+  auditIssueHint,
+  type ChainBreakCause,
+  type VerifyAuditChainOptions,
+  type VerifyAuditChainResult,
+  verifyAuditChain,
+} from './verify-chain.js';
