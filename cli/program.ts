@@ -1,11 +1,13 @@
 // Assembles the `agent-gateway` command. Each command group lives in its own module under
 // cli/commands/ and exports a `register…Command(program)` function; this file only wires them.
 import { Command } from 'commander';
+import { registerAuditCommand } from './commands/audit.js';
 
 export function buildProgram(): Command {
   const program = new Command('agent-gateway')
     .description('Governance gateway between AI agents and the MCP servers they call.')
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions();
+  registerAuditCommand(program);
   return program;
 }

@@ -43,6 +43,12 @@ export const AUDIT_ISSUE_CODES = {
       'The metadata differs from the digest sealed in the hashed `after` field: metadata was edited after the entry was written.',
     hint: "Compare the entry's metadata with the system of record.",
   },
+  AUDIT_TIMESTAMP_ORDER: {
+    status: null,
+    summary:
+      "An entry's createdAt is earlier than its predecessor's, although the chain links are intact.",
+    hint: "The writer that appended it ignored the chain head's last timestamp (a clock stepped back); the entries themselves were not edited.",
+  },
   AUDIT_HEAD_MISSING: {
     status: null,
     summary: 'No entry of the export has the head hash the verifier was told to expect.',

@@ -1,10 +1,11 @@
 // Verifies an exported chain in one pass. Each entry is checked in this order, and the first
 // problem ends verification: shape (required fields and types), tenant (one chain per export),
 // link (prevHash = hash of the entry before it), content (recomputed hash = stored hash), seal
-// (metadata = digest in `after`). Hash and link rules are those of the NPL audit verifier, so
-// both tools accept the same exports; we are stricter in three ways: the first entry must start
-// at genesis unless told otherwise (the reference accepts any slice), one export holds one
-// tenant, and sealed metadata is checked.
+// (metadata = digest in `after`), time (createdAt never goes back). Hash and link rules are those
+// of the NPL audit verifier, so both tools accept the same exports; we are stricter in four ways:
+// the first entry must start at genesis unless told otherwise (the reference accepts any slice),
+// one export holds one tenant, sealed metadata is checked, and timestamps must not decrease (the
+// reference documents exports as ordered by createdAt; our writer guarantees it).
 //
 // Memory is O(1) in the number of entries: the last RECENT_WINDOW hashes are kept to name a
 // duplicated entry, and after a broken link the rest of the input is scanned for the missing
@@ -139,6 +140,13 @@ function checkEntry(value: unknown): Checked {
       };
     }
   }
+  if (Number.isNaN(Date.parse(record.createdAt as string))) {
+    return {
+      code: 'AUDIT_INVALID_FIELD',
+      path: ['createdAt'],
+      message: `field 'createdAt' is not an ISO 8601 timestamp: ${JSON.stringify(record.createdAt).slice(0, 40)}`,
+    };
+  }
   const metadata = record.metadata;
   if (
     metadata !== undefined &&
@@ -211,6 +219,8 @@ export async function verifyAuditChain(
     expected: string | null;
   } | null = null;
   let foundAt = -1;
+  let lastTime = Number.NEGATIVE_INFINITY;
+  let lastCreatedAt = '';
 
   if (options.expectedPrevHash !== undefined) expected = options.expectedPrevHash;
   else if (!options.partial) expected = GENESIS_HASH;
@@ -290,6 +300,18 @@ export async function verifyAuditChain(
           });
         }
       }
+      const time = Date.parse(entry.createdAt);
+      if (time < lastTime) {
+        return failure(index, {
+          index,
+          id: entry.id,
+          code: 'AUDIT_TIMESTAMP_ORDER',
+          path: ['createdAt'],
+          message: `createdAt ${entry.createdAt} is earlier than the previous entry's ${lastCreatedAt}`,
+        });
+      }
+      lastTime = time;
+      lastCreatedAt = entry.createdAt;
       recentHashes[index % RECENT_WINDOW] = entry.hash;
       recentIds[index % RECENT_WINDOW] = entry.id;
       if (!headSeen && entry.hash === options.expectedHead) headSeen = true;

@@ -1,0 +1,11 @@
+// The `audit` command group. Each subcommand lives in its own module (audit-<name>.ts) and is
+// added here with one register call.
+import type { Command } from 'commander';
+import { registerAuditVerify } from './audit-verify.js';
+
+export function registerAuditCommand(program: Command): void {
+  const audit = program
+    .command('audit')
+    .description('Work with the tamper-evident audit trail: per-tenant SHA-256 hash chains.');
+  registerAuditVerify(audit);
+}
