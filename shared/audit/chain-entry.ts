@@ -2,7 +2,7 @@
 // calls it once per append, in chain order, passing the hash of the tenant's current head (null
 // for the first entry), and stores the result as is: every string is hashed verbatim, so the
 // store must give back exactly these strings (createdAt with millisecond precision).
-import { computeEntryHash, GENESIS_HASH, sealMetadata } from './hash.js';
+import { computeEntryHash, GENESIS_HASH, sealEntry } from './hash.js';
 import type { AuditEntry, AuditEntryInput, JsonObject } from './types.js';
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
@@ -62,7 +62,7 @@ function checkHashedMetadata(metadata: JsonObject): void {
 
 /**
  * The entry that follows `prevHash` (the hash of the tenant's head entry; null or GENESIS_HASH
- * for the first entry). Always hash version 2, with the metadata sealed in `after`.
+ * for the first entry). Always hash version 2, with id and metadata sealed in `after`.
  * Throws TypeError/RangeError for input that could not be verified later.
  */
 export function chainEntry(input: AuditEntryInput, prevHash: string | null): AuditEntry {
@@ -89,7 +89,7 @@ export function chainEntry(input: AuditEntryInput, prevHash: string | null): Aud
     resourceId: input.resourceId,
     createdAt: normalizeCreatedAt(input.createdAt),
     metadata,
-    after: sealMetadata(metadata),
+    after: sealEntry({ id: input.id, metadata }),
   };
   const previous = prevHash === GENESIS_HASH ? null : prevHash;
   return {

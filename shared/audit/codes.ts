@@ -35,13 +35,13 @@ export const AUDIT_ISSUE_CODES = {
     status: null,
     summary:
       "The hash recomputed from the entry's content differs from its stored hash: a hashed field was edited after the entry was written.",
-    hint: 'Compare the entry with the system of record; every hashed field (tenantId, action, resourceType, resourceId, createdAt, the seal in `after`, and the hashed metadata keys) is a suspect.',
+    hint: 'Compare the entry with the system of record; every hashed field (tenantId, action, resourceType, resourceId, createdAt, the seal in `after`, and metadata tool, actorType, confidence, regulatoryRelevance) is a suspect.',
   },
-  AUDIT_METADATA_MISMATCH: {
+  AUDIT_SEAL_MISMATCH: {
     status: null,
     summary:
-      'The metadata differs from the digest sealed in the hashed `after` field: metadata was edited after the entry was written.',
-    hint: "Compare the entry's metadata with the system of record.",
+      'The id or the metadata differs from the seal in the hashed `after` field: one of them was edited after the entry was written.',
+    hint: "Compare the entry's id and metadata with the system of record.",
   },
   AUDIT_TIMESTAMP_ORDER: {
     status: null,

@@ -119,6 +119,7 @@ export class AuditExportTokenizer {
   private index = 0;
   private sawContent = false;
   private bomBytes = 0;
+  private pendingError: unknown = null;
   // Position of the first byte of the current chunk, and of the current line.
   private base = 0;
   private line = 1;
@@ -140,8 +141,23 @@ export class AuditExportTokenizer {
   }
 
   push(input: Uint8Array | string): unknown[] {
-    const chunk = typeof input === 'string' ? this.encoder.encode(input) : input;
+    this.throwPending();
     const out: unknown[] = [];
+    try {
+      this.scan(typeof input === 'string' ? this.encoder.encode(input) : input, out);
+    } catch (error) {
+      // Entries completed before the error are delivered first; the error comes next.
+      if (out.length === 0) throw error;
+      this.pendingError = error;
+    }
+    return out;
+  }
+
+  private throwPending(): void {
+    if (this.pendingError !== null) throw this.pendingError;
+  }
+
+  private scan(chunk: Uint8Array, out: unknown[]): void {
     let start = this.state >= V_VALUE ? 0 : -1; // where the current entry starts in this chunk
     let i = 0;
     const n = chunk.length;
@@ -353,11 +369,11 @@ export class AuditExportTokenizer {
       this.keepPart(chunk.slice(start, n));
     }
     this.base += n;
-    return out;
   }
 
   /** Call at end of input: throws when the export is incomplete. */
   end(): void {
+    this.throwPending();
     const where = this.positionAt(0);
     switch (this.state) {
       case T_END:

@@ -2,8 +2,8 @@
 // verifier does so that each side accepts the other's exports:
 //   hash = hex(SHA-256(UTF-8(prevHash "\n" createdAt "\n" tenantId "\n" action "\n" payload)))
 // prevHash is 64 zeros for the first entry; payload is a JSON object of strings with sorted
-// keys (see auditHashPayload). Only four metadata keys reach the payload, which is why our writer
-// adds a seal of the whole metadata in the hashed `after` field (sealMetadata).
+// keys (see auditHashPayload). The id and all metadata keys but four never reach the hash, which
+// is why our writer adds a seal of id and metadata in the hashed `after` field (sealEntry).
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import type { AuditHashFields, JsonObject } from './types.js';
@@ -11,8 +11,8 @@ import type { AuditHashFields, JsonObject } from './types.js';
 /** prevHash of the first entry of a chain (exported as `prevHash: null`). */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** Prefix of the metadata seal carried in `after`. */
-export const METADATA_SEAL_PREFIX = 'metadata-sha256:';
+/** Prefix of the seal carried in `after`. */
+export const SEAL_PREFIX = 'seal-sha256:';
 
 const ENTRY_FIELDS = [
   'resourceType',
@@ -86,7 +86,14 @@ export function computeEntryHash(entry: AuditHashFields, prevHash: string | null
   return sha256Hex(content);
 }
 
-/** The seal our writer stores in `after`: `metadata-sha256:` + SHA-256 of canonical metadata. */
-export function sealMetadata(metadata: JsonObject | null): string {
-  return `${METADATA_SEAL_PREFIX}${sha256Hex(canonicalJson(metadata))}`;
+/**
+ * The seal our writer stores in `after`: `seal-sha256:` + hex SHA-256 of the canonical JSON of
+ * `{"id":…,"metadata":…}`. Being in `after`, it is covered by the hash, so every field of the
+ * entry is tamper-evident.
+ */
+export function sealEntry(entry: {
+  readonly id: string;
+  readonly metadata: JsonObject | null;
+}): string {
+  return `${SEAL_PREFIX}${sha256Hex(canonicalJson({ id: entry.id, metadata: entry.metadata }))}`;
 }

@@ -18,8 +18,8 @@ export {
   computeEntryHash,
   GENESIS_HASH,
   isHashVersion2,
-  METADATA_SEAL_PREFIX,
-  sealMetadata,
+  SEAL_PREFIX,
+  sealEntry,
 } from './hash.js';
 export type {
   AuditEntry,

@@ -7,7 +7,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /**
  * One exported entry. The first nine fields are the export format; `after` carries the metadata
- * seal our writer adds (see docs/audit.md). `before`, `userId`, `agentId`, `ipAddress` and
+ * seal our writer adds over id and metadata, which the hash leaves out (see docs/audit.md). `before`, `userId`, `agentId`, `ipAddress` and
  * `userAgent` are optional fields of the reference format: we never write them, but when an
  * export carries them they are part of the hash.
  */
@@ -24,7 +24,7 @@ export interface AuditEntry {
   /** `hash` of the previous entry of the tenant's chain; null for the first entry. */
   readonly prevHash: string | null;
   readonly metadata: JsonObject | null;
-  /** `metadata-sha256:<hex>`: digest of the canonical metadata (our seal), or reference data. */
+  /** `seal-sha256:<hex>`: digest of id and metadata (our seal; see sealEntry), or reference data. */
   readonly after?: string | null;
   readonly before?: string | null;
   readonly userId?: string | null;

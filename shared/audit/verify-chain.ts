@@ -1,10 +1,10 @@
 // Verifies an exported chain in one pass. Each entry is checked in this order, and the first
 // problem ends verification: shape (required fields and types), tenant (one chain per export),
 // link (prevHash = hash of the entry before it), content (recomputed hash = stored hash), seal
-// (metadata = digest in `after`), time (createdAt never goes back). Hash and link rules are those
+// (id and metadata = the seal in `after`), time (createdAt never goes back). Hash and link rules are those
 // of the NPL audit verifier, so both tools accept the same exports; we are stricter in four ways:
 // the first entry must start at genesis unless told otherwise (the reference accepts any slice),
-// one export holds one tenant, sealed metadata is checked, and timestamps must not decrease (the
+// one export holds one tenant, the seal is checked, and timestamps must not decrease (the
 // reference documents exports as ordered by createdAt; our writer guarantees it).
 //
 // Memory is O(1) in the number of entries: the last RECENT_WINDOW hashes are kept to name a
@@ -13,7 +13,7 @@
 
 import { AUDIT_ISSUE_CODES, type AuditIssueCode } from './codes.js';
 import type { AuditExportSyntaxError, ExportPosition } from './export-reader.js';
-import { computeEntryHash, GENESIS_HASH, METADATA_SEAL_PREFIX, sealMetadata } from './hash.js';
+import { computeEntryHash, GENESIS_HASH, SEAL_PREFIX, sealEntry } from './hash.js';
 import type { AuditEntry } from './types.js';
 
 const RECENT_WINDOW = 1024;
@@ -289,14 +289,13 @@ export async function verifyAuditChain(
           message: `stored hash ${short(entry.hash)} differs from the recomputed ${short(hash)}: a hashed field was edited`,
         });
       }
-      if (typeof entry.after === 'string' && entry.after.startsWith(METADATA_SEAL_PREFIX)) {
-        if (sealMetadata(entry.metadata ?? null) !== entry.after) {
+      if (typeof entry.after === 'string' && entry.after.startsWith(SEAL_PREFIX)) {
+        if (sealEntry({ id: entry.id, metadata: entry.metadata ?? null }) !== entry.after) {
           return failure(index, {
             index,
             id: entry.id,
-            code: 'AUDIT_METADATA_MISMATCH',
-            path: ['metadata'],
-            message: `metadata does not match the digest sealed in the hashed 'after' field: a metadata value was edited`,
+            code: 'AUDIT_SEAL_MISMATCH',
+            message: `id or metadata does not match the seal in the hashed 'after' field: one of them was edited`,
           });
         }
       }
