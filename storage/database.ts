@@ -31,6 +31,11 @@ export interface Database extends SqlExecutor {
   readonly schema: string;
   /** Where the data is, without credentials: for logs and error messages. */
   readonly location: string;
+  /**
+   * Records what this process advertises (e.g. its URL) in the data directory's lock file, so
+   * other commands can find the running gateway. No-op without a data directory.
+   */
+  advertise(owner: Readonly<Record<string, unknown>>): Promise<void>;
   /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -102,6 +107,9 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     async exec(script) {
       await client.exec(script);
     },
+    async advertise(owner) {
+      await lock?.update(owner);
+    },
     transaction: (fn) =>
       client.transaction((tx) =>
         fn({
@@ -158,6 +166,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     async exec(script) {
       await pool.query(script);
     },
+    async advertise() {},
     async transaction(fn) {
       const client = await pool.connect();
       try {

@@ -39,7 +39,23 @@ export const ERROR_CODES = {
     summary: 'The client presented a bearer token meant for the MCP server.',
     hint: 'Remove the upstream token: the gateway mints a token bound to the server itself.',
   },
-  // Storage and process start-up (reported by the CLI; never an HTTP answer).
+  // Process start-up and configuration (reported by the CLI; never an HTTP answer).
+  CONFIG_INVALID: {
+    status: null,
+    summary: 'An environment variable or option has an invalid value.',
+    hint: 'Fix the value named in the message; README.md lists every setting.',
+  },
+  SERVER_PORT_IN_USE: {
+    status: null,
+    summary: 'The address the gateway should listen on is already in use.',
+    hint: 'Stop the other process or choose another port with AGENT_GATEWAY_PORT.',
+  },
+  SERVER_LISTEN_FAILED: {
+    status: null,
+    summary: 'The gateway cannot listen on the configured address.',
+    hint: 'Check AGENT_GATEWAY_HOST and AGENT_GATEWAY_PORT.',
+  },
+  // Storage (reported by the CLI; never an HTTP answer).
   STORAGE_CONFIG_INVALID: {
     status: null,
     summary: 'The storage configuration is invalid.',
@@ -79,6 +95,42 @@ export const ERROR_CODES = {
     status: null,
     summary: 'The database has migrations this version of the gateway does not know.',
     hint: 'Run a gateway version at least as new as the one that migrated this database.',
+  },
+  STORAGE_NOT_MIGRATED: {
+    status: null,
+    summary: 'The database lacks migrations this command needs; read-only commands never migrate.',
+    hint: 'Run `agent-gateway migrate` (or start the gateway once) against this database.',
+  },
+  STORAGE_DATA_DIR_MISSING: {
+    status: null,
+    summary: 'The data directory holds no embedded database.',
+    hint: 'Point AGENT_GATEWAY_DATA_DIR or --data-dir at the gateway data directory, or set DATABASE_URL.',
+  },
+  // Audit trail storage (docs/audit-storage.md).
+  AUDIT_TENANT_UNKNOWN: {
+    status: null,
+    summary: 'No tenant has this id (or name), so it has no audit chain.',
+    hint: 'Check the tenant id or name; tenants are listed in the operator console.',
+  },
+  AUDIT_ENTRY_INVALID: {
+    status: null,
+    summary: 'An audit entry cannot be stored exactly as given, so it could not be verified later.',
+    hint: 'Fields are non-empty strings without NUL or unpaired surrogates; metadata is a JSON object.',
+  },
+  AUDIT_ENTRY_DUPLICATE: {
+    status: null,
+    summary: 'An audit entry with this id already exists.',
+    hint: 'Leave the id out to get a fresh UUID, or use a new one.',
+  },
+  AUDIT_WRITE_FAILED: {
+    status: null,
+    summary: 'A batch of audit entries could not be committed; none of it was written.',
+    hint: 'Read the database error in the message; the caller must not report the action as audited.',
+  },
+  AUDIT_WRITER_CLOSED: {
+    status: null,
+    summary: 'The audit writer is closed (the process is shutting down) and takes no new entries.',
+    hint: 'Append before closing the writer; a closing gateway refuses audited requests.',
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -1,0 +1,39 @@
+// Liveness and readiness. /healthz answers 200 while the process serves HTTP at all; /readyz
+// answers 200 only once the gateway can do its job (migrations applied, configuration loaded)
+// and 503 again while it drains on shutdown, so a load balancer stops sending traffic first.
+import type { FastifyInstance } from 'fastify';
+
+export interface Readiness {
+  ready: boolean;
+  /** Why the gateway is not ready (for /readyz and logs). */
+  reason: string;
+}
+
+export function createReadiness(): Readiness {
+  return { ready: false, reason: 'starting' };
+}
+
+export async function healthPlugin(
+  app: FastifyInstance,
+  options: { readiness: Readiness },
+): Promise<void> {
+  const { readiness } = options;
+  const statusSchema = {
+    type: 'object',
+    properties: { status: { type: 'string' }, reason: { type: 'string' } },
+    required: ['status'],
+  } as const;
+  app.get(
+    '/healthz',
+    { logLevel: 'warn', schema: { response: { 200: statusSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    { logLevel: 'warn', schema: { response: { 200: statusSchema, 503: statusSchema } } },
+    async (_request, reply) => {
+      if (readiness.ready) return { status: 'ready' };
+      return reply.code(503).send({ status: 'not_ready', reason: readiness.reason });
+    },
+  );
+}

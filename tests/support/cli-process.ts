@@ -1,0 +1,112 @@
+// Runs the real `agent-gateway` CLI as a child process (from the TypeScript sources through tsx),
+// collecting its output line by line, for tests that must see what an operator sees.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly stdout: string[];
+  readonly stderr: string[];
+  /** Resolves with the first stdout JSON log line whose `msg` equals `message`. */
+  waitForLog(message: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the exit code (or 128 + signal number style codes as null → -1). */
+  exited: Promise<number>;
+}
+
+export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, CI: '', AGENT_GATEWAY_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const waiters: { message: string; resolve: (line: Record<string, unknown>) => void }[] = [];
+  splitLines(child.stdout, (line) => {
+    stdout.push(line);
+    const parsed = parseJson(line);
+    if (!parsed) return;
+    for (const waiter of [...waiters]) {
+      if (parsed.msg === waiter.message) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(parsed);
+      }
+    }
+  });
+  splitLines(child.stderr, (line) => stderr.push(line));
+  // 'close', not 'exit': it fires once stdout and stderr are drained too.
+  const exited = once(child, 'close').then(([code]) => (typeof code === 'number' ? code : -1));
+  return {
+    child,
+    stdout,
+    stderr,
+    exited,
+    waitForLog(message, timeoutMs = 30_000) {
+      const seen = stdout.map(parseJson).find((line) => line?.msg === message);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no "${message}" log within ${timeoutMs} ms\nstdout:\n${stdout.join('\n')}\nstderr:\n${stderr.join('\n')}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        exited.then((code) =>
+          reject(new Error(`exited ${code} before "${message}"\nstderr:\n${stderr.join('\n')}`)),
+        );
+        waiters.push({
+          message,
+          resolve(line) {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
+      });
+    },
+  };
+}
+
+/** Runs the CLI to completion. */
+export async function runCliToEnd(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
+  const cli = runCli(args, env);
+  const code = await cli.exited;
+  // Let the pipes drain their last lines.
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout: cli.stdout, stderr: cli.stderr };
+}
+
+function splitLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let buffer = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      onLine(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf('\n');
+    }
+  });
+  stream.on('end', () => {
+    if (buffer) onLine(buffer);
+  });
+}
+
+function parseJson(line: string | undefined): Record<string, unknown> | undefined {
+  if (!line?.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
