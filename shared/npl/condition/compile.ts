@@ -2,7 +2,15 @@
 // lower-casing a `contains` needle, regex compilation, list Sets) happens here, once; the
 // returned closures only read the context. Every closure expects an object context: the public
 // entry points replace anything else by an empty object.
-import type { CallNode, CompareNode, InNode, NplConditionAst, NplExpr, PathNode } from './ast.js';
+import type {
+  CallNode,
+  CompareNode,
+  InNode,
+  NplCompareOp,
+  NplConditionAst,
+  NplExpr,
+  PathNode,
+} from './ast.js';
 import { compileSafeRegex } from './regex.js';
 import { readOwn, sameValueZero, toNumber, toText } from './values.js';
 
@@ -87,18 +95,64 @@ function compileValue(node: NplExpr): Getter {
   }
 }
 
+/**
+ * The hot shapes `a.b == literal` and `a.b <op> number` as one closure each (no getter call).
+ * Same semantics as compilePath + compare; only two-key paths without fallbacks qualify.
+ */
+function fusedPathEquals(path: PathNode, lit: unknown): Test | undefined {
+  if (path.segments.length !== 1) return undefined;
+  const a = path.root;
+  const b = path.segments[0]!;
+  return (ctx) => {
+    const x = hasOwn.call(ctx, a) ? (ctx as Rec)[a] : undefined;
+    if (x === null || typeof x !== 'object') return lit === undefined;
+    return (hasOwn.call(x, b) ? (x as Rec)[b] : undefined) === lit;
+  };
+}
+
+function fusedPathOrdering(path: PathNode, op: NplCompareOp, n: number): Test | undefined {
+  if (path.segments.length !== 1) return undefined;
+  const a = path.root;
+  const b = path.segments[0]!;
+  const read = (ctx: Ctx): number => {
+    const x = hasOwn.call(ctx, a) ? (ctx as Rec)[a] : undefined;
+    if (x === null || typeof x !== 'object') return Number.NaN;
+    const v = hasOwn.call(x, b) ? (x as Rec)[b] : undefined;
+    return typeof v === 'number' ? v : toNumber(v);
+  };
+  switch (op) {
+    case '<':
+      return (ctx) => read(ctx) < n;
+    case '<=':
+      return (ctx) => read(ctx) <= n;
+    case '>':
+      return (ctx) => read(ctx) > n;
+    case '>=':
+      return (ctx) => read(ctx) >= n;
+    default:
+      return undefined;
+  }
+}
+
 function compileCompare(node: CompareNode): Test {
   const { op, left, right } = node;
   if (op === '==' || op === '!=') {
     const eq = op === '==';
     if (right.kind === 'literal' || left.kind === 'literal') {
       const lit = right.kind === 'literal' ? right.value : (left as { value: unknown }).value;
-      const get = compileValue(right.kind === 'literal' ? left : right);
+      const other = right.kind === 'literal' ? left : right;
+      const fused = other.kind === 'path' ? fusedPathEquals(other, lit) : undefined;
+      if (fused) return eq ? fused : (ctx) => !fused(ctx);
+      const get = compileValue(other);
       return eq ? (ctx) => get(ctx) === lit : (ctx) => get(ctx) !== lit;
     }
     const l = compileValue(left);
     const r = compileValue(right);
     return eq ? (ctx) => l(ctx) === r(ctx) : (ctx) => l(ctx) !== r(ctx);
+  }
+  if (right.kind === 'literal' && left.kind === 'path') {
+    const fused = fusedPathOrdering(left, op, toNumber(right.value));
+    if (fused) return fused;
   }
   const l = compileNumber(left);
   if (right.kind === 'literal') {
