@@ -2,7 +2,7 @@
 // NplPolicy. Validation collects every problem before failing; each issue has a JSON path and,
 // when the document came as text, its line and column there. Conditions are parsed and checked
 // here too, and their ASTs are kept (WeakMap keyed by the frozen rule) for compilePolicy.
-import { isDocument, LineCounter, parseDocument } from 'yaml';
+import { isDocument, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { NplConditionAst } from './condition/ast.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';
 import { NplError, type NplIssue, type NplPathSegment } from './errors.js';
@@ -54,6 +54,7 @@ interface Located {
   locate(
     path: readonly NplPathSegment[],
     offset?: number,
+    atKey?: boolean,
   ): { line: number; column: number } | undefined;
 }
 
@@ -89,8 +90,19 @@ function fromText(source: string): Located | NplIssue[] {
   }
   return {
     data,
-    locate(path, offset) {
+    locate(path, offset, atKey) {
       if (!isDocument(doc)) return undefined;
+      if (atKey && path.length > 0) {
+        const parent = doc.getIn(path.slice(0, -1), true);
+        const pair = isMap(parent)
+          ? parent.items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1])
+          : undefined;
+        const range = isScalar(pair?.key) ? pair.key.range : undefined;
+        if (range) {
+          const pos = lineCounter.linePos(range[0]);
+          return { line: pos.line, column: pos.col };
+        }
+      }
       for (let n = path.length; n >= 0; n--) {
         const node = doc.getIn(path.slice(0, n), true) as
           | { range?: [number, number, number]; type?: string; value?: unknown }
@@ -116,7 +128,7 @@ class Collector {
   constructor(private readonly located: Located | undefined) {}
 
   add(issue: NplIssue, offset?: number): void {
-    const source = this.located?.locate(issue.path, offset);
+    const source = this.located?.locate(issue.path, offset, issue.code === 'unknown_field');
     this.issues.push(source ? { ...issue, source } : issue);
   }
 }
