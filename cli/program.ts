@@ -2,6 +2,7 @@
 // cli/commands/ and exports a `register…Command(program)` function; this file only wires them.
 import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerNplCommand } from './commands/npl.js';
 
 export function buildProgram(): Command {
   const program = new Command('agent-gateway')
@@ -9,5 +10,6 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions();
   registerAuditCommand(program);
+  registerNplCommand(program);
   return program;
 }
