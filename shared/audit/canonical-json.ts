@@ -10,14 +10,19 @@ export function canonicalJson(value: unknown): string {
     return text;
   }
   if (Array.isArray(value)) {
-    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+    let text = '';
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      text += `${i === 0 ? '' : ','}${item === undefined ? 'null' : canonicalJson(item)}`;
+    }
+    return `[${text}]`;
   }
   const record = value as Record<string, unknown>;
-  const parts: string[] = [];
+  let text = '';
   for (const key of Object.keys(record).sort()) {
     const item = record[key];
     if (item === undefined) continue;
-    parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
   }
-  return `{${parts.join(',')}}`;
+  return `{${text}}`;
 }

@@ -281,6 +281,19 @@ export class AuditExportTokenizer {
           break;
         }
         case V_STRING:
+          if (b >= 0x20 && b !== QUOTE && b !== BACKSLASH) {
+            // Fast path through plain string bytes; none of them is a newline.
+            let j = i + 1;
+            let continuation = (b & 0xc0) === 0x80 ? 1 : 0;
+            for (; j < n; j++) {
+              const c = chunk[j]!;
+              if (c < 0x20 || c === QUOTE || c === BACKSLASH) break;
+              if ((c & 0xc0) === 0x80) continuation++;
+            }
+            this.continuationBytes += continuation;
+            i = j;
+            continue;
+          }
           if (b === QUOTE) {
             if (this.stringIsKey) this.state = V_COLON;
             else if (this.endValue(chunk, start, i + 1, out)) start = -1;

@@ -24,6 +24,10 @@ const ENTRY_FIELDS = [
   'ipAddress',
   'userAgent',
 ] as const;
+const METADATA_FIELDS = ['hashVersion', 'tool', 'actorType', 'confidence', 'regulatoryRelevance'];
+// Payload keys in the order they are written: sorted by code units, as the reference sorts them.
+const V1_KEYS: readonly string[] = [...ENTRY_FIELDS].sort();
+const V2_KEYS: readonly string[] = [...ENTRY_FIELDS, ...METADATA_FIELDS].sort();
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -45,33 +49,46 @@ export function isHashVersion2(metadata: unknown): boolean {
  * localeCompare, as a JSON array text).
  */
 export function auditHashPayload(entry: AuditHashFields): string {
-  const fields = new Map<string, unknown>();
-  for (const key of ENTRY_FIELDS) fields.set(key, entry[key]);
-  const metadata = entry.metadata;
-  if (isHashVersion2(metadata)) {
-    const meta = metadata as Record<string, unknown>;
-    fields.set('hashVersion', '2');
-    fields.set('tool', meta.tool);
-    fields.set('actorType', meta.actorType);
-    if (meta.confidence !== undefined && meta.confidence !== null) {
-      fields.set('confidence', String(Number(meta.confidence)));
-    }
-    if (Array.isArray(meta.regulatoryRelevance)) {
-      const items = meta.regulatoryRelevance.map((item) => String(item));
-      // localeCompare, not code-unit order: the reference sorts this way.
-      items.sort((a, b) => a.localeCompare(b));
-      fields.set('regulatoryRelevance', JSON.stringify(items));
-    }
-  }
-  const parts: string[] = [];
-  for (const key of [...fields.keys()].sort()) {
-    const value = fields.get(key);
+  const v2 = isHashVersion2(entry.metadata);
+  const metadata = v2 ? (entry.metadata as Record<string, unknown>) : null;
+  let payload = '';
+  for (const key of v2 ? V2_KEYS : V1_KEYS) {
+    const value = payloadValue(key, entry, metadata);
     if (value === undefined || value === null) continue;
     const text = String(value);
     if (text === '') continue;
-    parts.push(`${JSON.stringify(key)}:${JSON.stringify(text)}`);
+    payload += `${payload === '' ? '' : ','}"${key}":${JSON.stringify(text)}`;
   }
-  return `{${parts.join(',')}}`;
+  return `{${payload}}`;
+}
+
+function payloadValue(
+  key: string,
+  entry: AuditHashFields,
+  metadata: Record<string, unknown> | null,
+): unknown {
+  switch (key) {
+    case 'hashVersion':
+      return '2';
+    case 'tool':
+    case 'actorType':
+      return metadata![key];
+    case 'confidence': {
+      const confidence = metadata!.confidence;
+      return confidence === undefined || confidence === null
+        ? undefined
+        : String(Number(confidence));
+    }
+    case 'regulatoryRelevance': {
+      const relevance = metadata!.regulatoryRelevance;
+      if (!Array.isArray(relevance)) return undefined;
+      // localeCompare, not code-unit order: the reference sorts this way.
+      const items = relevance.map((item) => String(item)).sort((a, b) => a.localeCompare(b));
+      return JSON.stringify(items);
+    }
+    default:
+      return entry[key as (typeof ENTRY_FIELDS)[number]];
+  }
 }
 
 /** The entry's hash given the previous entry's hash (null or GENESIS_HASH for the first entry). */
