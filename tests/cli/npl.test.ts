@@ -82,7 +82,7 @@ describe('agent-gateway npl', () => {
         /invalid\.yaml:6:13: NPL_INVALID_DOCUMENT\/invalid_value at rules\[0\]\.action: action must be one of/,
       ),
       expect.stringMatching(
-        /invalid\.yaml:7:39: NPL_INVALID_DOCUMENT\/unknown_identifier at rules\[0\]\.condition \(condition 1:24\): unknown identifier 'amount' \(hint: /,
+        /invalid\.yaml:7:39: NPL_INVALID_DOCUMENT\/unknown_identifier at rules\[0\]\.condition \(condition 1:23\): unknown identifier 'amount' \(hint: /,
       ),
       expect.stringMatching(/missing\.yaml: NPL_FILE_UNREADABLE: no such file/),
     ]);
