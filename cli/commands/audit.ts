@@ -1,6 +1,7 @@
 // The `audit` command group. Each subcommand lives in its own module (audit-<name>.ts) and is
 // added here with one register call.
 import type { Command } from 'commander';
+import { registerAuditExport } from './audit-export.js';
 import { registerAuditVerify } from './audit-verify.js';
 
 export function registerAuditCommand(program: Command): void {
@@ -8,4 +9,5 @@ export function registerAuditCommand(program: Command): void {
     .command('audit')
     .description('Work with the tamper-evident audit trail: per-tenant SHA-256 hash chains.');
   registerAuditVerify(audit);
+  registerAuditExport(audit);
 }
