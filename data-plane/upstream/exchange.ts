@@ -1,0 +1,369 @@
+// One HTTP exchange with an upstream: a POST of one JSON-RPC message, read with an undici
+// dispatch handler (no stream objects, the body is handled chunk by chunk as it arrives).
+//
+// Invariants:
+// - The promise settles exactly once: with the response to `expectedId`, or with an UpstreamError.
+//   Every failure after the request reached a socket aborts it, which destroys that socket, so
+//   nothing half-read goes back into the pool.
+// - Timeouts: from dispatch until the request is written on a connection (pool queue + connect),
+//   `connectTimeoutMs`; from then until the response is complete (headers and body, or the
+//   matching SSE event), `readTimeoutMs`. The abort signal is observed during both phases.
+// - SSE: the exchange resolves as soon as the matching response event arrives; the rest of the
+//   stream is drained for at most DRAIN_MS so that a server which closes the stream right after
+//   its response (the SDK does) keeps the connection reusable, and is cut otherwise.
+import type { Dispatcher } from 'undici';
+import {
+  fromTransportError,
+  UpstreamError,
+  upstreamAborted,
+  upstreamFailure,
+  upstreamTimeout,
+} from './errors.js';
+import { classifyMessage, type JsonRpcId, type JsonRpcResponse, MESSAGE_KIND } from './json-rpc.js';
+import { type SseEvent, SseParser } from './sse-parser.js';
+
+/** How long the tail of an SSE stream may take after the response event before it is cut. */
+export const DRAIN_MS = 250;
+
+export interface ExchangeLimits {
+  readonly connectTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly maxResponseBytes: number;
+}
+
+export interface ExchangeOutcome {
+  readonly status: number;
+  /** The `Mcp-Session-Id` response header, if any. */
+  readonly sessionId: string | undefined;
+  /** The JSON-RPC response; undefined for a notification or a `skipStatus` answer. */
+  readonly response: JsonRpcResponse | undefined;
+}
+
+export interface ExchangeRequest {
+  readonly dispatcher: Dispatcher;
+  readonly path: string;
+  /** Flat header list: name, value, name, value… */
+  readonly headers: string[];
+  readonly body: string;
+  /** The id of the request sent; undefined when a notification is sent. */
+  readonly expectedId: JsonRpcId | undefined;
+  /** An HTTP status whose body is skipped and resolved without a response (404 = session gone). */
+  readonly skipStatus: number;
+  readonly limits: ExchangeLimits;
+  readonly signal: AbortSignal | undefined;
+}
+
+const PHASE_CONNECT = 0;
+const PHASE_READ = 1;
+const PHASE_DRAIN = 2;
+
+const MODE_NONE = 0;
+const MODE_JSON = 1;
+const MODE_SSE = 2;
+const MODE_SKIP = 3;
+
+/** Reason given to undici when the exchange cancels its own request (never surfaces). */
+const CANCELLED = new Error('upstream exchange cancelled');
+
+export function exchange(request: ExchangeRequest): Promise<ExchangeOutcome> {
+  return new Promise<ExchangeOutcome>((resolve, reject) => {
+    const handler = new ExchangeHandler(request, resolve, reject);
+    handler.start();
+  });
+}
+
+function onTimer(handler: ExchangeHandler): void {
+  handler.timeout();
+}
+
+function mediaTypeEssence(value: string | string[] | undefined): string {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return '';
+  const semicolon = raw.indexOf(';');
+  return (semicolon < 0 ? raw : raw.slice(0, semicolon)).trim().toLowerCase();
+}
+
+function isJsonMediaType(essence: string): boolean {
+  return essence === 'application/json' || essence === '' || essence.endsWith('+json');
+}
+
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  readonly #request: ExchangeRequest;
+  readonly #resolve: (outcome: ExchangeOutcome) => void;
+  readonly #reject: (error: UpstreamError) => void;
+  #controller: Dispatcher.DispatchController | null = null;
+  #timer: NodeJS.Timeout | undefined = undefined;
+  #phase = PHASE_CONNECT;
+  #settled = false;
+  #ended = false;
+  #status = 0;
+  #sessionId: string | undefined = undefined;
+  #mode = MODE_NONE;
+  #bytes = 0;
+  #first: Buffer | null = null;
+  #chunks: Buffer[] | null = null;
+  #sse: SseParser | null = null;
+  #sseResult: JsonRpcResponse | UpstreamError | null = null;
+
+  constructor(
+    request: ExchangeRequest,
+    resolve: (outcome: ExchangeOutcome) => void,
+    reject: (error: UpstreamError) => void,
+  ) {
+    this.#request = request;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  start(): void {
+    const request = this.#request;
+    if (request.signal?.aborted) {
+      this.#settled = true;
+      this.#reject(upstreamAborted());
+      return;
+    }
+    request.signal?.addEventListener('abort', this);
+    this.#timer = setTimeout(onTimer, request.limits.connectTimeoutMs, this);
+    try {
+      request.dispatcher.dispatch(
+        { path: request.path, method: 'POST', headers: request.headers, body: request.body },
+        this,
+      );
+    } catch (error) {
+      this.#fail(fromTransportError(error));
+    }
+  }
+
+  /** The abort signal's listener (an object listener: no closure per exchange). */
+  handleEvent(): void {
+    this.#fail(upstreamAborted());
+  }
+
+  timeout(): void {
+    this.#timer = undefined;
+    if (this.#phase === PHASE_DRAIN) {
+      this.#cancel();
+      return;
+    }
+    if (this.#phase === PHASE_CONNECT) {
+      this.#fail(upstreamTimeout('no connection within the connect timeout'));
+    } else if (this.#status === 0) {
+      this.#fail(upstreamTimeout('no response headers within the read timeout'));
+    } else {
+      this.#fail(upstreamTimeout('response not complete within the read timeout', this.#status));
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#settled) {
+      controller.abort(CANCELLED);
+      return;
+    }
+    if (this.#phase === PHASE_CONNECT) {
+      this.#phase = PHASE_READ;
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(onTimer, this.#request.limits.readTimeoutMs, this);
+    }
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200 || this.#settled) return;
+    const request = this.#request;
+    this.#status = statusCode;
+    const session = headers['mcp-session-id'];
+    this.#sessionId = Array.isArray(session) ? session[0] : session;
+    const length = headers['content-length'];
+    if (length !== undefined && Number(length) > request.limits.maxResponseBytes) {
+      this.#fail(this.#tooLarge());
+      return;
+    }
+    if (request.expectedId === undefined) {
+      if (statusCode >= 300) {
+        this.#fail(upstreamFailure(`HTTP ${statusCode} to a notification`, statusCode));
+        return;
+      }
+      this.#mode = MODE_SKIP;
+      return;
+    }
+    if (statusCode === request.skipStatus) {
+      this.#mode = MODE_SKIP;
+      return;
+    }
+    const essence = mediaTypeEssence(headers['content-type']);
+    if (essence === 'text/event-stream') {
+      this.#mode = MODE_SSE;
+      this.#sse = new SseParser((event) => this.#onSseEvent(event));
+    } else if (isJsonMediaType(essence)) {
+      this.#mode = MODE_JSON;
+    } else {
+      this.#fail(upstreamFailure(`HTTP ${statusCode} with a ${essence} body`, statusCode));
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#request.limits.maxResponseBytes) {
+      if (this.#phase === PHASE_DRAIN) this.#cancel();
+      else this.#fail(this.#tooLarge());
+      return;
+    }
+    if (this.#settled) return;
+    if (this.#mode === MODE_JSON) {
+      if (this.#first === null) this.#first = chunk;
+      else if (this.#chunks === null) this.#chunks = [this.#first, chunk];
+      else this.#chunks.push(chunk);
+    } else if (this.#mode === MODE_SSE) {
+      this.#sse!.push(chunk);
+      this.#afterSse();
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#settled) return;
+    switch (this.#mode) {
+      case MODE_JSON:
+        this.#finishJson();
+        return;
+      case MODE_SSE:
+        this.#sse!.end();
+        this.#afterSse();
+        if (!this.#settled) {
+          this.#fail(upstreamFailure('SSE stream ended before the response', this.#status));
+        }
+        return;
+      default:
+        this.#succeed(undefined);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#settled) return;
+    this.#fail(fromTransportError(error));
+  }
+
+  #onSseEvent(event: SseEvent): boolean {
+    if (event.data.length === 0 || event.event !== 'message') return false; // priming, other types
+    let value: unknown;
+    try {
+      value = JSON.parse(event.data);
+    } catch {
+      this.#sseResult = upstreamFailure('SSE event data is not JSON', this.#status);
+      return true;
+    }
+    switch (classifyMessage(value, this.#request.expectedId!)) {
+      case MESSAGE_KIND.RESPONSE:
+        this.#sseResult = value as JsonRpcResponse;
+        return true;
+      case MESSAGE_KIND.SERVER_MESSAGE:
+        return false; // server-initiated requests and notifications are not relayed
+      case MESSAGE_KIND.FOREIGN_RESPONSE:
+        this.#sseResult = upstreamFailure('response id does not match the request', this.#status);
+        return true;
+      default:
+        this.#sseResult = upstreamFailure('SSE event is not a JSON-RPC message', this.#status);
+        return true;
+    }
+  }
+
+  #afterSse(): void {
+    const result = this.#sseResult;
+    if (result === null) return;
+    if (result instanceof UpstreamError) {
+      this.#fail(result);
+      return;
+    }
+    this.#succeed(result);
+    if (!this.#ended) {
+      this.#phase = PHASE_DRAIN;
+      this.#timer = setTimeout(onTimer, DRAIN_MS, this);
+    }
+  }
+
+  #finishJson(): void {
+    const status = this.#status;
+    const body = this.#chunks !== null ? Buffer.concat(this.#chunks) : this.#first;
+    if (body === null || body.length === 0) {
+      this.#fail(upstreamFailure(`HTTP ${status} without a body`, status));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      this.#fail(
+        upstreamFailure(
+          status >= 300 ? `HTTP ${status} with a non-JSON body` : 'response body is not JSON',
+          status,
+        ),
+      );
+      return;
+    }
+    switch (classifyMessage(value, this.#request.expectedId!)) {
+      case MESSAGE_KIND.RESPONSE:
+        this.#succeed(value as JsonRpcResponse);
+        return;
+      case MESSAGE_KIND.FOREIGN_RESPONSE:
+        this.#fail(upstreamFailure('response id does not match the request', status));
+        return;
+      default:
+        this.#fail(
+          upstreamFailure(
+            status >= 300
+              ? `HTTP ${status} without a JSON-RPC response`
+              : 'response body is not a JSON-RPC response',
+            status,
+          ),
+        );
+    }
+  }
+
+  #tooLarge(): UpstreamError {
+    return upstreamFailure(
+      `response body exceeds ${this.#request.limits.maxResponseBytes} bytes`,
+      this.#status || undefined,
+    );
+  }
+
+  #succeed(response: JsonRpcResponse | undefined): void {
+    this.#settled = true;
+    this.#request.signal?.removeEventListener('abort', this);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#first = null;
+    this.#chunks = null;
+    this.#resolve({ status: this.#status, sessionId: this.#sessionId, response });
+  }
+
+  #fail(error: UpstreamError): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#request.signal?.removeEventListener('abort', this);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#first = null;
+    this.#chunks = null;
+    this.#reject(error);
+    this.#cancel();
+  }
+
+  /** Aborts the request on its socket (the socket is destroyed, never returned to the pool). */
+  #cancel(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (!this.#ended && this.#controller !== null && !this.#controller.aborted) {
+      this.#ended = true;
+      this.#controller.abort(CANCELLED);
+    }
+  }
+}

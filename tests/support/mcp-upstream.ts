@@ -1,0 +1,285 @@
+// A real MCP server for tests: the official SDK's McpServer behind StreamableHTTPServerTransport on
+// a plain node:http server (127.0.0.1, random port), in the four transport configurations the
+// gateway must handle: JSON or SSE answers, stateful (Mcp-Session-Id) or stateless.
+//
+// It counts what reaches it (HTTP requests, tool calls, sessions) and records the headers the
+// gateway must or must not send, so tests can assert that a call was — or was not — forwarded.
+//
+//   const upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true });
+//   … forward to upstream.url …
+//   expect(upstream.calls.get('echo')).toBe(1);
+//   await upstream.close();
+//
+// Tools:
+//   echo({ text?, … })        → text content: JSON of its arguments; structuredContent: the arguments
+//   slow({ ms })              → waits ms (timeouts, aborts), then text 'done'
+//   fail({})                  → a tool error result (isError: true)
+//   drop_table({ table })     → annotated destructiveHint: true
+//   read_rows({ table })      → annotated readOnlyHint: true
+//   notify_then_echo({ text, count? }) → sends `count` (default 2) logging notifications first
+//                               (they travel in the SSE answer), then answers like echo
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+export interface McpUpstreamOptions {
+  /** 'json': `enableJsonResponse` (one JSON body per request); 'sse': an event stream per request. */
+  readonly responseMode: 'json' | 'sse';
+  /** true: the server assigns an Mcp-Session-Id at initialize and requires it afterwards. */
+  readonly stateful: boolean;
+  /** Server name announced in `initialize`. Default 'test-upstream'. */
+  readonly name?: string;
+}
+
+/** What the upstream saw of one HTTP request. */
+export interface McpUpstreamRequest {
+  readonly httpMethod: string;
+  /** JSON-RPC method of the body (undefined for GET/DELETE or an unparsable body). */
+  readonly rpcMethod: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly authorization: string | undefined;
+}
+
+export interface McpUpstream {
+  /** The Streamable HTTP endpoint: http://127.0.0.1:<port>/mcp */
+  readonly url: string;
+  /** Calls per tool name (counted when the tool handler runs). */
+  readonly calls: Map<string, number>;
+  /** Every HTTP request received, in order. */
+  readonly log: readonly McpUpstreamRequest[];
+  /** Number of HTTP requests received. */
+  readonly requests: number;
+  /** The Authorization header of the latest request (undefined when absent). */
+  readonly lastAuthorization: string | undefined;
+  /** Sessions created (stateful mode); 0 for a stateless upstream. */
+  readonly sessionsCreated: number;
+  /** Ids of the sessions currently alive (stateful mode). */
+  readonly liveSessions: readonly string[];
+  /** Forgets every session server-side, as a restart would: old ids then get 404. */
+  expireSessions(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function buildServer(name: string, calls: Map<string, number>): McpServer {
+  const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {} } });
+  const count = (tool: string) => calls.set(tool, (calls.get(tool) ?? 0) + 1);
+  server.registerTool(
+    'echo',
+    {
+      description: 'Returns its arguments.',
+      inputSchema: { text: z.string().optional() },
+    },
+    async (args) => {
+      count('echo');
+      return { content: [{ type: 'text', text: JSON.stringify(args) }], structuredContent: args };
+    },
+  );
+  server.registerTool(
+    'slow',
+    { description: 'Waits `ms` milliseconds.', inputSchema: { ms: z.number().int().min(0) } },
+    async ({ ms }) => {
+      count('slow');
+      await new Promise((resolve) => setTimeout(resolve, ms).unref());
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+  );
+  server.registerTool('fail', { description: 'Always fails.' }, async () => {
+    count('fail');
+    return { isError: true, content: [{ type: 'text', text: 'failure requested' }] };
+  });
+  server.registerTool(
+    'drop_table',
+    {
+      description: 'Drops a table.',
+      inputSchema: { table: z.string() },
+      annotations: { destructiveHint: true, readOnlyHint: false },
+    },
+    async ({ table }) => {
+      count('drop_table');
+      return { content: [{ type: 'text', text: `dropped ${table}` }] };
+    },
+  );
+  server.registerTool(
+    'read_rows',
+    {
+      description: 'Reads rows.',
+      inputSchema: { table: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ table }) => {
+      count('read_rows');
+      return { content: [{ type: 'text', text: `rows of ${table}` }] };
+    },
+  );
+  server.registerTool(
+    'notify_then_echo',
+    {
+      description: 'Sends logging notifications, then returns its arguments.',
+      inputSchema: { text: z.string(), count: z.number().int().min(0).max(100).optional() },
+    },
+    async (args, extra) => {
+      count('notify_then_echo');
+      for (let i = 0; i < (args.count ?? 2); i++) {
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', data: `step ${i}` },
+        });
+      }
+      return { content: [{ type: 'text', text: JSON.stringify(args) }], structuredContent: args };
+    },
+  );
+  return server;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function isInitialize(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { method?: unknown }).method === 'initialize'
+  );
+}
+
+export async function startMcpUpstream(options: McpUpstreamOptions): Promise<McpUpstream> {
+  const name = options.name ?? 'test-upstream';
+  const enableJsonResponse = options.responseMode === 'json';
+  const calls = new Map<string, number>();
+  const log: McpUpstreamRequest[] = [];
+  const sessions = new Map<
+    string,
+    { transport: StreamableHTTPServerTransport; server: McpServer }
+  >();
+  let sessionsCreated = 0;
+
+  async function handleStateful(req: IncomingMessage, res: ServerResponse, body: unknown) {
+    const sessionId = header(req, 'mcp-session-id');
+    const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (existing) {
+      await existing.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (sessionId !== undefined) {
+      sendJsonRpcError(res, 404, -32001, 'Session not found');
+      return;
+    }
+    if (req.method !== 'POST' || !isInitialize(body)) {
+      sendJsonRpcError(res, 400, -32000, 'Bad Request: no session id; initialize first');
+      return;
+    }
+    const server = buildServer(name, calls);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse,
+      onsessioninitialized: (id) => {
+        sessionsCreated++;
+        sessions.set(id, { transport, server });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
+    // A fresh server and transport per request, as the SDK requires for stateless mode.
+    const server = buildServer(name, calls);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  const http: Server = createServer((req, res) => {
+    void (async () => {
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
+      log.push({
+        httpMethod: req.method ?? '',
+        rpcMethod:
+          typeof (body as { method?: unknown } | undefined)?.method === 'string'
+            ? (body as { method: string }).method
+            : undefined,
+        sessionId: header(req, 'mcp-session-id'),
+        protocolVersion: header(req, 'mcp-protocol-version'),
+        authorization: header(req, 'authorization'),
+      });
+      if (req.url?.split('?')[0] !== '/mcp') {
+        res.writeHead(404).end();
+        return;
+      }
+      if (options.stateful) await handleStateful(req, res, body);
+      else await handleStateless(req, res, body);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error');
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+
+  async function expireSessions(): Promise<void> {
+    const all = [...sessions.values()];
+    sessions.clear();
+    await Promise.all(
+      all.map(async ({ transport, server }) => {
+        await transport.close();
+        await server.close();
+      }),
+    );
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    log,
+    get requests() {
+      return log.length;
+    },
+    get lastAuthorization() {
+      return log.at(-1)?.authorization;
+    },
+    get sessionsCreated() {
+      return sessionsCreated;
+    },
+    get liveSessions() {
+      return [...sessions.keys()];
+    },
+    expireSessions,
+    async close() {
+      await expireSessions();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
