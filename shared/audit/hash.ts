@@ -4,7 +4,7 @@
 // prevHash is 64 zeros for the first entry; payload is a JSON object of strings with sorted
 // keys (see auditHashPayload). The id and all metadata keys but four never reach the hash, which
 // is why our writer adds a seal of id and metadata in the hashed `after` field (sealEntry).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 import type { AuditHashFields, JsonObject } from './types.js';
 
@@ -30,7 +30,7 @@ const V1_KEYS: readonly string[] = [...ENTRY_FIELDS].sort();
 const V2_KEYS: readonly string[] = [...ENTRY_FIELDS, ...METADATA_FIELDS].sort();
 
 function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** Hash version 2 applies when metadata.hashVersion is 2 or "2"; otherwise version 1. */
