@@ -2,13 +2,17 @@
 // cli/commands/ and exports a `register…Command(program)` function; this file only wires them.
 import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerMigrateCommand } from './commands/migrate.js';
 import { registerNplCommand } from './commands/npl.js';
+import { registerStartCommand } from './commands/start.js';
 
 export function buildProgram(): Command {
   const program = new Command('agent-gateway')
     .description('Governance gateway between AI agents and the MCP servers they call.')
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions();
+  registerStartCommand(program);
+  registerMigrateCommand(program);
   registerAuditCommand(program);
   registerNplCommand(program);
   return program;

@@ -22,7 +22,6 @@ export async function buildDataPlaneApp(options: DataPlaneAppOptions): Promise<F
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    disableRequestLogging: false,
   });
   await app.register(healthPlugin, { readiness: options.readiness });
   return app;

@@ -6,12 +6,23 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+const running = new Set<ChildProcess>();
+
+/** Kills every CLI process a test started and has not seen exit (call in afterEach/afterAll). */
+export async function killCliProcesses(): Promise<void> {
+  const children = [...running];
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(children.map((child) => once(child, 'close').catch(() => {})));
+}
+
 export interface CliProcess {
   readonly child: ChildProcess;
   readonly stdout: string[];
   readonly stderr: string[];
   /** Resolves with the first stdout JSON log line whose `msg` equals `message`. */
   waitForLog(message: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the first stderr line matching `pattern`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Resolves with the exit code (or 128 + signal number style codes as null → -1). */
   exited: Promise<number>;
 }
@@ -19,9 +30,11 @@ export interface CliProcess {
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, CI: '', AGENT_GATEWAY_LOG_LEVEL: 'info', ...env },
+    // The storage under test is always explicit: a test's environment never leaks into the CLI.
+    env: { ...process.env, CI: '', DATABASE_URL: '', AGENT_GATEWAY_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
   const stdout: string[] = [];
   const stderr: string[] = [];
   const waiters: { message: string; resolve: (line: Record<string, unknown>) => void }[] = [];
@@ -36,14 +49,43 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Cl
       }
     }
   });
-  splitLines(child.stderr, (line) => stderr.push(line));
+  const stderrWaiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  splitLines(child.stderr, (line) => {
+    stderr.push(line);
+    for (const waiter of [...stderrWaiters]) {
+      if (waiter.pattern.test(line)) {
+        stderrWaiters.splice(stderrWaiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
   // 'close', not 'exit': it fires once stdout and stderr are drained too.
-  const exited = once(child, 'close').then(([code]) => (typeof code === 'number' ? code : -1));
+  const exited = once(child, 'close').then(([code]) => {
+    running.delete(child);
+    return typeof code === 'number' ? code : -1;
+  });
   return {
     child,
     stdout,
     stderr,
     exited,
+    waitForStderr(pattern, timeoutMs = 10_000) {
+      const seen = stderr.find((line) => pattern.test(line));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no stderr line matching ${pattern}:\n${stderr.join('\n')}`)),
+          timeoutMs,
+        );
+        stderrWaiters.push({
+          pattern,
+          resolve(line) {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
+      });
+    },
     waitForLog(message, timeoutMs = 30_000) {
       const seen = stdout.map(parseJson).find((line) => line?.msg === message);
       if (seen) return Promise.resolve(seen);

@@ -1,0 +1,227 @@
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { verifyAuditChain } from '../../shared/audit/index.js';
+import { exportAuditTrail } from '../../storage/audit-export.js';
+import { openDatabase } from '../../storage/database.js';
+import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
+import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
+
+afterEach(killCliProcesses);
+
+const KEY_LINE = /^\s+(agk_[a-z0-9]{12}_[A-Za-z0-9_-]{43})$/;
+
+async function get(url: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.json() };
+}
+
+function oneErrorLine(stderr: string[], code: string): string {
+  const lines = stderr.filter((line) => line.startsWith(`${code}: `));
+  expect(lines, stderr.join('\n')).toHaveLength(1);
+  return lines[0] as string;
+}
+
+describe('agent-gateway start on the embedded database', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'agw-start-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const env = () => ({ AGENT_GATEWAY_DATA_DIR: dataDir, AGENT_GATEWAY_PORT: '0' });
+
+  it('creates the default tenant and an admin key on first start, prints it once, stores its hash', async () => {
+    const gateway = runCli(['start'], env());
+    const ready = await gateway.waitForLog('ready', 60_000);
+    const url = ready.url as string;
+    expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await get(`${url}/readyz`)).toEqual({ status: 200, body: { status: 'ready' } });
+
+    // stderr and stdout are separate pipes: the key line may arrive after the `ready` log.
+    const key = KEY_LINE.exec(await gateway.waitForStderr(KEY_LINE))?.[1] as string;
+    const file = join(dataDir, 'admin-api-key');
+    expect((await readFile(file, 'utf8')).trim()).toBe(key);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // The key never reaches the structured logs.
+    expect(gateway.stdout.join('\n')).not.toContain(key.split('_')[2]);
+
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    expect(gateway.stderr.filter((line) => KEY_LINE.test(line))).toHaveLength(1);
+    expect(gateway.stdout.some((line) => line.includes('audit queue flushed'))).toBe(true);
+
+    const db = await openDatabase({ dataDir });
+    try {
+      const keys = await db.query<{ prefix: string; secretHash: string; scopes: string[] }>(
+        'select prefix, "secretHash", scopes from api_keys',
+      );
+      expect(keys).toHaveLength(1);
+      expect(key).toContain(keys[0]?.prefix);
+      expect(keys[0]?.secretHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(await db.query('select * from api_keys'))).not.toContain(
+        key.split('_')[2],
+      );
+      expect(keys[0]?.scopes).toEqual(expect.arrayContaining(['agents:execute', 'agents:manage']));
+      const entries = [];
+      for await (const entry of exportAuditTrail(db, { tenant: 'default' })) entries.push(entry);
+      expect(entries.map((entry) => entry.action)).toEqual(['tenant.created', 'api_key.created']);
+      expect((await verifyAuditChain(entries)).ok).toBe(true);
+    } finally {
+      await db.close();
+    }
+  }, 90_000);
+
+  it('does not create another key on the next start', async () => {
+    const gateway = runCli(['start'], env());
+    await gateway.waitForLog('ready', 60_000);
+    expect(gateway.stderr.some((line) => KEY_LINE.test(line))).toBe(false);
+    gateway.child.kill('SIGINT');
+    expect(await gateway.exited).toBe(0);
+  }, 90_000);
+
+  it('refuses a data directory another gateway holds, without touching it', async () => {
+    const first = runCli(['start'], env());
+    const ready = await first.waitForLog('ready', 60_000);
+    const second = await runCliToEnd(['start'], env());
+    expect(second.code).toBe(1);
+    const line = oneErrorLine(second.stderr, 'STORAGE_DATA_DIR_IN_USE');
+    expect(line).toContain(String(first.child.pid));
+    expect(line).toContain(ready.url as string);
+    expect((await get(`${ready.url}/readyz`)).status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  }, 90_000);
+
+  it('fails with one line when the port is in use and releases the data directory', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await runCliToEnd(['start'], { ...env(), AGENT_GATEWAY_PORT: String(port) });
+      expect(result.code).toBe(1);
+      expect(oneErrorLine(result.stderr, 'SERVER_PORT_IN_USE')).toContain(`127.0.0.1:${port}`);
+    } finally {
+      blocker.close();
+    }
+    const db = await openDatabase({ dataDir });
+    await db.close();
+  }, 90_000);
+});
+
+describe('agent-gateway start refuses bad configuration with one clear line', () => {
+  it('rejects an invalid port (CONFIG_INVALID)', async () => {
+    const result = await runCliToEnd(['start'], { AGENT_GATEWAY_PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(oneErrorLine(result.stderr, 'CONFIG_INVALID')).toContain('AGENT_GATEWAY_PORT');
+  });
+
+  it('rejects a data directory it cannot create (STORAGE_DATA_DIR_UNWRITABLE)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agw-file-'));
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a directory');
+    const result = await runCliToEnd(['start'], {
+      AGENT_GATEWAY_DATA_DIR: join(file, 'data'),
+      AGENT_GATEWAY_PORT: '0',
+    });
+    await rm(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    oneErrorLine(result.stderr, 'STORAGE_DATA_DIR_UNWRITABLE');
+  });
+
+  it('rejects a corrupt data directory (STORAGE_DATA_DIR_CORRUPT) and leaves it as it was', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agw-corrupt-'));
+    await mkdir(join(dir, 'pgdata'));
+    await writeFile(join(dir, 'pgdata', 'PG_VERSION'), 'garbage\n');
+    const result = await runCliToEnd(['start'], {
+      AGENT_GATEWAY_DATA_DIR: dir,
+      AGENT_GATEWAY_PORT: '0',
+    });
+    const after = await readFile(join(dir, 'pgdata', 'PG_VERSION'), 'utf8');
+    await rm(dir, { recursive: true, force: true });
+    expect(result.code).toBe(1);
+    oneErrorLine(result.stderr, 'STORAGE_DATA_DIR_CORRUPT');
+    expect(after).toBe('garbage\n');
+  }, 60_000);
+
+  it('rejects an unreachable DATABASE_URL (STORAGE_UNREACHABLE) without printing the password', async () => {
+    const result = await runCliToEnd(['start'], {
+      DATABASE_URL: 'postgresql://postgres:s3cret@127.0.0.1:1/test',
+      AGENT_GATEWAY_PORT: '0',
+    });
+    expect(result.code).toBe(1);
+    const line = oneErrorLine(result.stderr, 'STORAGE_UNREACHABLE');
+    expect(line).toContain('127.0.0.1:1/test');
+    expect(result.stderr.join('\n')).not.toContain('s3cret');
+  });
+});
+
+(postgresUrl ? describe : describe.skip)('agent-gateway start on PostgreSQL', () => {
+  const schemas: string[] = [];
+  afterAll(async () => {
+    for (const schema of schemas) await dropSchema(schema);
+  });
+
+  it('two gateways starting at once create one tenant and one admin key', async () => {
+    const schema = uniqueSchemaName();
+    schemas.push(schema);
+    const dirs = await Promise.all([1, 2].map(() => mkdtemp(join(tmpdir(), 'agw-pg-'))));
+    const gateways = dirs.map((dir) =>
+      runCli(['start'], {
+        DATABASE_URL: postgresUrl,
+        AGENT_GATEWAY_DB_SCHEMA: schema,
+        AGENT_GATEWAY_DATA_DIR: dir,
+        AGENT_GATEWAY_PORT: '0',
+      }),
+    );
+    const ready = await Promise.all(gateways.map((g) => g.waitForLog('ready', 60_000)));
+    for (const line of ready) expect((await get(`${line.url}/readyz`)).status).toBe(200);
+    const printedKeys = gateways.flatMap((g) => g.stderr.filter((line) => KEY_LINE.test(line)));
+    expect(printedKeys).toHaveLength(1);
+    for (const g of gateways) g.child.kill('SIGTERM');
+    expect(await Promise.all(gateways.map((g) => g.exited))).toEqual([0, 0]);
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
+      const tenants = await client.query(`select count(*)::int as n from "${schema}".tenants`);
+      const keys = await client.query(`select count(*)::int as n from "${schema}".api_keys`);
+      expect([tenants.rows[0].n, keys.rows[0].n]).toEqual([1, 1]);
+    } finally {
+      await client.end();
+    }
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  }, 90_000);
+
+  it('reports a failing migration (STORAGE_MIGRATION_FAILED) and applies none of it', async () => {
+    const schema = uniqueSchemaName();
+    schemas.push(schema);
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
+      await client.query(`create schema "${schema}"`);
+      // A table in the way: the first migration's CREATE TABLE "tenants" fails.
+      await client.query(`create table "${schema}".tenants (unrelated int)`);
+      const dir = await mkdtemp(join(tmpdir(), 'agw-pg-'));
+      const result = await runCliToEnd(['start'], {
+        DATABASE_URL: postgresUrl,
+        AGENT_GATEWAY_DB_SCHEMA: schema,
+        AGENT_GATEWAY_DATA_DIR: dir,
+        AGENT_GATEWAY_PORT: '0',
+      });
+      await rm(dir, { recursive: true, force: true });
+      expect(result.code).toBe(1);
+      expect(oneErrorLine(result.stderr, 'STORAGE_MIGRATION_FAILED')).toContain('_init');
+      const tables = await client.query(
+        'select table_name from information_schema.tables where table_schema = $1',
+        [schema],
+      );
+      expect(tables.rows.map((row) => row.table_name)).toEqual(['tenants']);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+});
