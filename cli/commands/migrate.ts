@@ -2,8 +2,6 @@
 // this command is for deployments that migrate in a separate step (e.g. before a rolling update).
 import type { Command } from 'commander';
 import { formatErrorLine } from '../../shared/errors/index.js';
-import { openDatabase } from '../../storage/database.js';
-import { migrateDatabase } from '../../storage/migrations.js';
 import { loadConfig } from '../config.js';
 
 export function registerMigrateCommand(program: Command): void {
@@ -21,6 +19,8 @@ export function registerMigrateCommand(program: Command): void {
 async function runMigrate(): Promise<number> {
   try {
     const config = loadConfig();
+    const { openDatabase } = await import('../../storage/database.js');
+    const { migrateDatabase } = await import('../../storage/migrations.js');
     const db = await openDatabase({
       url: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : config.dataDir,

@@ -4,8 +4,7 @@
 import type { Command } from 'commander';
 import { formatErrorLine } from '../../shared/errors/index.js';
 import { CONFIG_VARIABLES, loadConfig } from '../config.js';
-import { startGateway } from '../gateway.js';
-import { createLogger } from '../logger.js';
+import type { RunningGateway } from '../gateway.js';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -34,6 +33,9 @@ async function runStart(): Promise<number> {
     console.error(formatErrorLine(error));
     return 1;
   }
+  // Loaded here, not at the top: other commands must not pay for the server's imports.
+  const { createLogger } = await import('../logger.js');
+  const { startGateway } = await import('../gateway.js');
   const logger = createLogger(config.logLevel);
   // Signals are handled from the first moment: one that arrives while the gateway is still
   // starting stops it as soon as the start completes, instead of killing it half-way.
@@ -56,7 +58,7 @@ async function runStart(): Promise<number> {
   process.on('SIGINT', handleSignal);
   process.on('SIGTERM', handleSignal);
 
-  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  let gateway: RunningGateway;
   try {
     gateway = await startGateway(config, {
       logger,
