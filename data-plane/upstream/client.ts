@@ -176,6 +176,10 @@ class ForwardingClient implements UpstreamClient {
 
   async forward(request: ForwardRequest): Promise<ForwardResult> {
     const started = performance.now();
+    const id = request.message.id;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      throw new TypeError('forward needs a JSON-RPC request with a string or number id');
+    }
     const { outcome, session } = await this.#call(
       request.target,
       request.sessionKey,
