@@ -39,6 +39,141 @@ export const ERROR_CODES = {
     summary: 'The client presented a bearer token meant for the MCP server.',
     hint: 'Remove the upstream token: the gateway mints a token bound to the server itself.',
   },
+  MCP_DATA_EXFILTRATION_SUSPECTED: {
+    status: 403,
+    summary:
+      'The arguments look like data leaving the tenant (secret, bulk export, foreign destination).',
+    hint: 'The answer names the heuristic that fired; adjust the gateway policy if the call is legitimate.',
+  },
+  NPL_POLICY_BLOCK: {
+    status: 403,
+    summary: 'An NPL policy rule with action BLOCK matched the call.',
+    hint: 'The answer names the policy and rule; change the call or the policy.',
+  },
+  NPL_REGISTRY_FAIL_CLOSED: {
+    status: 403,
+    summary: 'A pinned NPL policy cannot be resolved, so the call is blocked (fail closed).',
+    hint: 'Publish the pinned svc://name@version or fix the pin.',
+  },
+  NPL_REQUIRE_HUMAN: {
+    status: 202,
+    summary:
+      'An NPL policy requires a human to approve the call; it is held in the approval queue.',
+    hint: 'Wait for the approval (GET …/approvals/{id}?wait=30), then resubmit with approval_id.',
+  },
+  AGENT_UNKNOWN: {
+    status: 403,
+    summary: "The agent does not exist in the API key's tenant.",
+    hint: 'Use the agent id returned by spawn, with an API key of the same tenant.',
+  },
+  AGENT_REVOKED: {
+    status: 403,
+    summary: 'The agent has been killed; its calls are refused everywhere.',
+    hint: 'Spawn a new agent if the work must continue.',
+  },
+  AGENT_TOOL_NOT_ALLOWED: {
+    status: 403,
+    summary: "The tool is not among the agent's allowed tools.",
+    hint: "Add the tool to the agent's allowed tools, or use an agent that has it.",
+  },
+  EXECUTION_MODE_NOT_ALLOWED: {
+    status: 403,
+    summary: "The execution mode is not among the tenant's allowed modes.",
+    hint: "Use one of the gateway policy's allowed modes, or change the policy.",
+  },
+  MCP_SERVER_UNAVAILABLE: {
+    status: 502,
+    summary: 'The whitelisted server is not registered, so the call cannot be forwarded.',
+    hint: 'Register the MCP server (URL and transport) for the tenant.',
+  },
+  MCP_UPSTREAM_ERROR: {
+    status: 502,
+    summary: 'The upstream MCP server failed or answered with something that is not JSON-RPC.',
+    hint: 'Check the upstream server; the answer carries a short detail.',
+  },
+  MCP_UPSTREAM_TIMEOUT: {
+    status: 504,
+    summary: 'The upstream MCP server did not answer in time.',
+    hint: 'Check the upstream server or raise its timeout.',
+  },
+  MCP_UPSTREAM_ABORTED: {
+    status: 409,
+    summary: 'The forward was aborted because the agent was killed while it ran.',
+    hint: 'The agent is revoked; nothing more will be forwarded for it.',
+  },
+  // Approvals (DESIGN.md §4).
+  APPROVAL_PENDING: {
+    status: 403,
+    summary: 'The approval has not been decided yet.',
+    hint: 'Wait for an operator (long-poll the approval), then resubmit.',
+  },
+  APPROVAL_REJECTED: {
+    status: 403,
+    summary: 'An operator rejected the held call.',
+    hint: 'Do not retry the same call; the rejection is in the audit trail.',
+  },
+  APPROVAL_EXPIRED: {
+    status: 403,
+    summary: 'The approval expired before it was used.',
+    hint: 'Submit the call again to request a new approval.',
+  },
+  APPROVAL_MISMATCH: {
+    status: 403,
+    summary: 'The resubmitted call differs from the one that was approved.',
+    hint: 'Resubmit exactly the approved call (same agent, server, tool and arguments).',
+  },
+  APPROVAL_ALREADY_USED: {
+    status: 403,
+    summary: 'The approval has already let its call through once.',
+    hint: 'An approval passes one call; request a new one.',
+  },
+  APPROVAL_NOT_FOUND: {
+    status: 404,
+    summary: 'No approval with this id exists in the tenant.',
+    hint: 'Use the approval.id from the 202 answer, with an API key of the same tenant.',
+  },
+  // Authentication (spec §5, DESIGN.md §4).
+  AUTH_INVALID_API_KEY: {
+    status: 401,
+    summary: 'The API key is missing, malformed, unknown, revoked or expired.',
+    hint: 'Send "Authorization: Bearer <API key>" with a valid key.',
+  },
+  AUTH_INSUFFICIENT_SCOPE: {
+    status: 403,
+    summary: 'The API key lacks the scope this operation needs.',
+    hint: 'Use a key with the scope named in the message.',
+  },
+  // Requests in general.
+  REQUEST_INVALID: {
+    status: 400,
+    summary: 'The request body or parameters are invalid.',
+    hint: 'The message names the field; docs/ describes the request.',
+  },
+  REQUEST_TOO_LARGE: {
+    status: 413,
+    summary: 'The request body exceeds the size limit.',
+    hint: 'Send a smaller body; the limit is in the message.',
+  },
+  REQUEST_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    summary: 'The request body is not JSON.',
+    hint: 'Send Content-Type: application/json.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'Too many requests from this client.',
+    hint: 'Retry after the number of seconds in the Retry-After header.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    summary: 'No such route.',
+    hint: 'Check the method and path; schema/openapi.json lists every route.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    summary: 'An unexpected error inside the gateway.',
+    hint: 'Retry; if it persists, report it with the request id from the logs.',
+  },
   // Process start-up and configuration (reported by the CLI; never an HTTP answer).
   CONFIG_INVALID: {
     status: null,

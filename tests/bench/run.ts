@@ -24,7 +24,9 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const jsonIndex = args.indexOf('--json');
   const jsonFile = jsonIndex >= 0 ? args[jsonIndex + 1] : undefined;
-  const wanted = args.filter((arg, i) => !arg.startsWith('--') && i !== jsonIndex + 1);
+  const wanted = args.filter(
+    (arg, i) => !arg.startsWith('--') && (jsonIndex < 0 || i !== jsonIndex + 1),
+  );
   const here = dirname(fileURLToPath(import.meta.url));
   const suites = (await readdir(here))
     .filter((file) => file.endsWith('.bench.ts'))
