@@ -18,7 +18,7 @@ import {
   type LeafVisitor,
   resolveInspectionLimits,
 } from './limits.js';
-import { SHELL_HINT, ShellAnalyzer } from './shell.js';
+import { mentionsCommand, ShellAnalyzer } from './shell.js';
 import { SQL_DESTRUCTIVE_HINT, SqlAnalyzer } from './sql.js';
 import type { CallDetector, DetectorSignal, Finding } from './types.js';
 import { compileWordPatterns, splitWords } from './words.js';
@@ -169,13 +169,13 @@ export function compileDestructiveDetector(options: DestructiveDetectorOptions):
         if (found !== null) return found;
       }
       const commandKey = key !== undefined && COMMAND_KEYS.has(key);
-      if (SHELL_HINT.test(value) || (commandKey && value.length <= 16)) {
+      if (mentionsCommand(value) || (commandKey && value.length <= 16)) {
         const found = shell.analyze(value, commandKey);
         if (found !== null) return found;
       }
       if (w.index() === 0 && value.length <= 64) {
         const argv = stringArray(w.parent(), MAX_ARGV);
-        if (argv !== null && argv.length > 1 && SHELL_HINT.test(argv.join(' '))) {
+        if (argv !== null && argv.length > 1 && argv.some(mentionsCommand)) {
           if (!w.takeCandidate()) return null;
           const found = shell.analyzeArgv(argv);
           if (found !== null) return found;
