@@ -2,8 +2,8 @@
 // Pure module: no I/O, no framework imports (node:url's domainToASCII and URL are pure).
 //
 // URLs are found by their `://`; the scheme is the run of scheme characters before it (file: is
-// local and skipped). The authority ends at / ? # \ whitespace or a quote/bracket character, as
-// WHATWG URL parsing does for http(s); userinfo is dropped (`https://good.com@evil.io/` goes to
+// local and skipped). The authority ends where WHATWG URL parsing ends it for http(s) (/ ? # \)
+// or at whitespace, quotes, ( ) < > , ; | ^ (URLs in prose); userinfo is dropped (`https://good.com@evil.io/` goes to
 // evil.io) and so is the port. Plain lowercase ASCII hosts are checked directly; anything else
 // (percent-encoding, non-ASCII, IPv6, numeric IPv4 forms such as 2130706433) goes through the
 // WHATWG host parser, and a host it rejects counts as not allowed (fail closed). Email addresses
@@ -131,8 +131,6 @@ function endsAuthority(c: number): boolean {
     c === 62 ||
     c === 40 ||
     c === 41 ||
-    c === 123 ||
-    c === 125 ||
     c === 44 ||
     c === 59 ||
     c === 124 ||

@@ -118,6 +118,13 @@ const ROWS: Row[] = [
   ['git reset --hard', { command: 'git reset --hard HEAD~3' }, 'shell', 'git reset --hard'],
   ['git status', { command: 'git status' }, null],
   ['find -delete', { command: 'find . -name "*.tmp" -delete' }, 'shell', 'find -delete'],
+  ['find -exec rm -rf', { command: 'find /srv -exec rm -rf {} +' }, 'shell', 'rm -rf'],
+  [
+    'wrapped: timeout, env, xargs',
+    { command: 'timeout 5 env A=1 xargs rm -rf' },
+    'shell',
+    'rm -rf',
+  ],
   ['kubectl delete', { command: 'kubectl delete ns prod' }, 'shell', 'kubectl delete'],
   ['kubectl get', { command: 'kubectl get pods' }, null],
   [
