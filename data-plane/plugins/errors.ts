@@ -5,6 +5,7 @@
 // answered as INTERNAL_ERROR without details. Routes may map errors further (inspect answers a
 // body that is not JSON with MCP_MALFORMED_RPC, as the spec requires).
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -78,18 +79,21 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   return new GatewayError('INTERNAL_ERROR', 'unexpected error', { cause: error });
 }
 
-export async function errorsPlugin(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler((error, request, reply) => {
-    const mapped = toGatewayError(error as FastifyError);
-    if (mapped.code === 'INTERNAL_ERROR') {
-      request.log.error({ err: error }, 'unexpected error');
-    }
-    return sendError(reply, mapped);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
-}
+export const errorsPlugin = fastifyPlugin(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error, request, reply) => {
+      const mapped = toGatewayError(error as FastifyError);
+      if (mapped.code === 'INTERNAL_ERROR') {
+        request.log.error({ err: error }, 'unexpected error');
+      }
+      return sendError(reply, mapped);
+    });
+    app.setNotFoundHandler((request, reply) =>
+      sendError(
+        reply,
+        new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
+      ),
+    );
+  },
+  { name: 'agent-gateway-errors' },
+);

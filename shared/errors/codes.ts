@@ -86,6 +86,11 @@ export const ERROR_CODES = {
     summary: 'The whitelisted server is not registered, so the call cannot be forwarded.',
     hint: 'Register the MCP server (URL and transport) for the tenant.',
   },
+  MCP_OAUTH_UNAVAILABLE: {
+    status: 503,
+    summary: 'The tenant requires gateway-minted access tokens and no token issuer is configured.',
+    hint: 'Configure the OAuth authorization server, or set oauthMode to none.',
+  },
   MCP_UPSTREAM_ERROR: {
     status: 502,
     summary: 'The upstream MCP server failed or answered with something that is not JSON-RPC.',

@@ -1,0 +1,137 @@
+// Reads the whole configuration from the database into one ConfigSnapshot. One query per table
+// (not per tenant), so a large installation costs a handful of round trips; revoked keys and
+// expired or retired material are left out here, so the data plane never has to filter them.
+import type {
+  AgentStatus,
+  ConfigSnapshot,
+  ExecutionMode,
+  GatewayPolicyConfig,
+  OAuthMode,
+  TenantConfig,
+  ToolAnnotations,
+} from '../../shared/snapshot/index.js';
+import type { Database } from '../../storage/database.js';
+
+/** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
+export async function readConfigFingerprint(db: Database): Promise<string> {
+  const rows = await db.query<{ n: number; total: string }>(
+    'select count(*)::int as n, coalesce(sum("configVersion"), 0)::text as total from tenants',
+  );
+  return `${rows[0]?.n ?? 0}:${rows[0]?.total ?? '0'}`;
+}
+
+export async function buildConfigSnapshot(db: Database, version: number): Promise<ConfigSnapshot> {
+  const now = new Date();
+  const { prisma } = db;
+  const [tenants, policies, keys, servers, agents, versions] = await Promise.all([
+    prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
+    prisma.gatewayPolicy.findMany(),
+    prisma.apiKey.findMany({
+      where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    }),
+    prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
+    prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
+    prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
+  ]);
+  const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
+    const map = new Map<string, T[]>();
+    for (const row of rows) {
+      const list = map.get(row.tenantId);
+      if (list) list.push(row);
+      else map.set(row.tenantId, [row]);
+    }
+    return map;
+  };
+  const policyOf = new Map(policies.map((policy) => [policy.tenantId, policy]));
+  const keysOf = byTenant(keys);
+  const serversOf = byTenant(servers);
+  const agentsOf = byTenant(agents);
+  const versionsOf = byTenant(versions);
+
+  const tenantConfigs: TenantConfig[] = tenants.map((tenant) => {
+    const policy = policyOf.get(tenant.id);
+    return {
+      id: tenant.id,
+      name: tenant.name,
+      configVersion: tenant.configVersion,
+      gatewayPolicy: policy ? toGatewayPolicyConfig(policy) : CLOSED_POLICY,
+      apiKeys: (keysOf.get(tenant.id) ?? []).map((key) => ({
+        id: key.id,
+        prefix: key.prefix,
+        secretHash: key.secretHash,
+        scopes: key.scopes,
+        expiresAt: key.expiresAt?.toISOString() ?? null,
+      })),
+      servers: (serversOf.get(tenant.id) ?? []).map((server) => ({
+        serverId: server.serverId,
+        url: server.url,
+        transport: server.transport,
+        mockResults: asRecord(server.mockResults),
+        toolAnnotations: asRecord(server.toolAnnotations) as Record<string, ToolAnnotations>,
+      })),
+      agents: (agentsOf.get(tenant.id) ?? []).map((agent) => ({
+        id: agent.id,
+        name: agent.name,
+        role: agent.role,
+        status: agent.status as AgentStatus,
+        allowedTools: agent.allowedTools,
+        mcpAudiences: agent.mcpAudiences,
+        publicKey: agent.publicKey,
+      })),
+      policies: (versionsOf.get(tenant.id) ?? []).map((row) => ({
+        name: row.name,
+        version: row.version,
+        contentHash: row.contentHash,
+        document: row.document,
+      })),
+    };
+  });
+  return { version, builtAt: now.toISOString(), tenants: tenantConfigs };
+}
+
+type GatewayPolicyRow = Awaited<
+  ReturnType<Database['prisma']['gatewayPolicy']['findMany']>
+>[number];
+
+function toGatewayPolicyConfig(row: GatewayPolicyRow): GatewayPolicyConfig {
+  return {
+    trustedServers: row.trustedServers,
+    blockedMethods: row.blockedMethods,
+    blockedTools: row.blockedTools,
+    denyDestructive: row.denyDestructive,
+    destructiveToolPatterns: row.destructiveToolPatterns,
+    exfilDetectSecrets: row.exfilDetectSecrets,
+    exfilBulkExportLimit: row.exfilBulkExportLimit,
+    exfilCheckDestinations: row.exfilCheckDestinations,
+    exfilAllowedDomains: row.exfilAllowedDomains,
+    oauthMode: row.oauthMode as OAuthMode,
+    maxDelegationDepth: row.maxDelegationDepth,
+    pinnedPolicies: row.pinnedPolicies,
+    allowedModes: row.allowedModes as ExecutionMode[],
+    approvalTtlSeconds: row.approvalTtlSeconds,
+  };
+}
+
+/** A tenant without a gateway policy row trusts no server: fail closed, never open. */
+const CLOSED_POLICY: GatewayPolicyConfig = {
+  trustedServers: [],
+  blockedMethods: ['*'],
+  blockedTools: ['*'],
+  denyDestructive: true,
+  destructiveToolPatterns: [],
+  exfilDetectSecrets: true,
+  exfilBulkExportLimit: 0,
+  exfilCheckDestinations: true,
+  exfilAllowedDomains: [],
+  oauthMode: 'none',
+  maxDelegationDepth: 0,
+  pinnedPolicies: [],
+  allowedModes: [],
+  approvalTtlSeconds: 0,
+};
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

@@ -1,0 +1,86 @@
+// Feeds snapshots to a data plane in the same process: builds one at start, then rebuilds when
+// the stored configuration changes. Changes made through this process's services are published
+// at once (`publishNow`); changes made by other processes sharing the database are noticed by a
+// cheap fingerprint poll. The snapshot type, builder and the store's atomic swap are the ones the
+// configuration stream to remote data planes uses.
+import type { Logger } from 'pino';
+import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import type { Database } from '../../storage/database.js';
+import { buildConfigSnapshot, readConfigFingerprint } from './build-snapshot.js';
+
+export interface SnapshotSink {
+  apply(snapshot: ConfigSnapshot): { applied: boolean; version: number };
+}
+
+export interface LocalPublisherOptions {
+  readonly pollIntervalMs?: number;
+  readonly logger?: Logger;
+}
+
+export class LocalSnapshotPublisher {
+  readonly #db: Database;
+  readonly #sink: SnapshotSink;
+  readonly #logger: Logger | undefined;
+  readonly #pollIntervalMs: number;
+  #version = 0;
+  #fingerprint = '';
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<void> | undefined;
+  #next: Promise<void> | undefined;
+
+  constructor(db: Database, sink: SnapshotSink, options: LocalPublisherOptions = {}) {
+    this.#db = db;
+    this.#sink = sink;
+    this.#logger = options.logger;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+  }
+
+  /** Builds and applies the first snapshot, then starts watching for changes. */
+  async start(): Promise<void> {
+    await this.publishNow();
+    this.#timer = setInterval(() => {
+      this.#poll().catch((error: unknown) =>
+        this.#logger?.warn({ err: error }, 'configuration poll failed; keeping last snapshot'),
+      );
+    }, this.#pollIntervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Rebuilds and resolves once a snapshot that includes every change committed before the call is
+   * applied. Calls during a build coalesce into one more build after it.
+   */
+  publishNow(): Promise<void> {
+    if (this.#inFlight) {
+      this.#next ??= this.#inFlight.then(() => {
+        this.#next = undefined;
+        return this.publishNow();
+      });
+      return this.#next;
+    }
+    this.#inFlight = this.#build().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+
+  async #poll(): Promise<void> {
+    if ((await readConfigFingerprint(this.#db)) !== this.#fingerprint) await this.publishNow();
+  }
+
+  async #build(): Promise<void> {
+    const fingerprint = await readConfigFingerprint(this.#db);
+    const snapshot = await buildConfigSnapshot(this.#db, this.#version + 1);
+    const result = this.#sink.apply(snapshot);
+    if (result.applied) {
+      this.#version = snapshot.version;
+      this.#fingerprint = fingerprint;
+      this.#logger?.info({ version: snapshot.version }, 'configuration snapshot applied');
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// In-flight forwards, by agent: each forward gets an AbortController, so revoking an agent can
+// abort everything it has running (spec §1.11) instead of letting it finish.
+export interface Execution {
+  readonly signal: AbortSignal;
+  end(): void;
+}
+
+export class ExecutionRegistry {
+  readonly #byAgent = new Map<string, Set<AbortController>>();
+
+  begin(agentId: string): Execution {
+    const controller = new AbortController();
+    let running = this.#byAgent.get(agentId);
+    if (!running) {
+      running = new Set();
+      this.#byAgent.set(agentId, running);
+    }
+    running.add(controller);
+    const set = running;
+    return {
+      signal: controller.signal,
+      end: () => {
+        set.delete(controller);
+        if (set.size === 0 && this.#byAgent.get(agentId) === set) this.#byAgent.delete(agentId);
+      },
+    };
+  }
+
+  /** Aborts every in-flight forward of the agent; returns how many were aborted. */
+  abortAgent(agentId: string, reason: string): number {
+    const running = this.#byAgent.get(agentId);
+    if (!running) return 0;
+    this.#byAgent.delete(agentId);
+    for (const controller of running) controller.abort(new Error(reason));
+    return running.size;
+  }
+
+  inFlight(agentId: string): number {
+    return this.#byAgent.get(agentId)?.size ?? 0;
+  }
+}

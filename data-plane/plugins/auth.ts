@@ -1,0 +1,76 @@
+// API-key authentication against the current snapshot: `Authorization: Bearer agk_<prefix>_<secret>`
+// finds its key by prefix in a Map (never a database query), the secret is compared by hash in
+// constant time, then expiry and scope are checked. The request carries the snapshot it was
+// authenticated against, so everything after uses one consistent configuration.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { GatewayError } from '../../shared/errors/index.js';
+import { parseApiKey, verifyApiKeySecret } from '../../shared/identity/api-keys.js';
+import type { Scope } from '../../shared/identity/scopes.js';
+import type {
+  CompiledApiKey,
+  CompiledSnapshot,
+  CompiledTenant,
+} from '../store/compiled-snapshot.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+
+export interface AuthContext {
+  readonly snapshot: CompiledSnapshot;
+  readonly tenant: CompiledTenant;
+  readonly key: CompiledApiKey;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+export function authenticate(
+  header: string | undefined,
+  store: SnapshotStore,
+  scope: Scope,
+  now = Date.now(),
+): AuthContext {
+  const snapshot = store.current;
+  // No configuration yet: nothing can be authorized (fail closed; /readyz says not ready).
+  if (!snapshot) throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
+  const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  const parsed = parseApiKey(presented);
+  const key = parsed ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
+  // One message for every failure: the answer must not tell which part was wrong.
+  if (
+    !parsed ||
+    !key ||
+    !verifyApiKeySecret(parsed.secret, key.secretHash) ||
+    key.expiresAtMs <= now
+  ) {
+    throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
+  }
+  if (!key.scopes.has(scope)) {
+    throw new GatewayError('AUTH_INSUFFICIENT_SCOPE', `this operation needs scope ${scope}`, {
+      details: { requiredScope: scope },
+    });
+  }
+  return { snapshot, tenant: key.tenant, key };
+}
+
+/** An onRequest hook that authenticates before the body is even read. */
+export function requireScope(store: SnapshotStore, scope: Scope) {
+  return async function authenticateRequest(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+  ): Promise<void> {
+    request.auth = authenticate(request.headers.authorization, store, scope);
+  };
+}
+
+/** Declares `request.auth` up front (one object shape for every request). */
+export const authPlugin = fastifyPlugin(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('auth', null);
+  },
+  { name: 'agent-gateway-auth' },
+);

@@ -1,0 +1,156 @@
+// The bodies of inspect answers (DESIGN.md §4): one object shape for every outcome, so agents and
+// the response schema (fast serialization) have one contract. Block answers carry the JSON-RPC
+// error an MCP client would understand, built here and nowhere else.
+import { ERROR_CODES, type ErrorCode } from '../../../shared/errors/index.js';
+import type { NplDecision } from '../../../shared/npl/index.js';
+import type { ExecutionMode } from '../../../shared/snapshot/index.js';
+import type { DetectorSignal } from '../../inspection/index.js';
+
+export type Decision = 'allow' | 'deny' | 'require_human_approval';
+
+export interface ApprovalView {
+  readonly id: string;
+  readonly status: string;
+  readonly expiresAt: string;
+}
+
+export interface ShadowView {
+  decision: Decision;
+  reasonCode: ErrorCode | null;
+  ruleId?: string;
+  policy?: string;
+  alertSeverity?: string;
+  signal?: DetectorSignal;
+  auditId?: string;
+}
+
+export interface InspectAnswer {
+  decision: Decision;
+  reasonCode: ErrorCode | null;
+  inspectionId: string;
+  executionMode: ExecutionMode | null;
+  enforced: boolean;
+  message?: string;
+  hint?: string;
+  ruleId?: string;
+  policy?: string;
+  alertSeverity?: string;
+  signal?: DetectorSignal;
+  auditId?: string;
+  approval?: ApprovalView;
+  simulated?: boolean;
+  response?: unknown;
+  shadow?: ShadowView;
+}
+
+/** JSON-RPC error codes of our blocks: -32600 for malformed requests, -32001 for policy blocks. */
+const JSONRPC_INVALID_REQUEST = -32600;
+const JSONRPC_BLOCKED = -32001;
+
+export function blockedRpcError(
+  id: string | number | null,
+  code: ErrorCode,
+  message: string,
+): unknown {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: code === 'MCP_MALFORMED_RPC' ? JSONRPC_INVALID_REQUEST : JSONRPC_BLOCKED,
+      message,
+      data: { reasonCode: code },
+    },
+  };
+}
+
+export function denyAnswer(input: {
+  inspectionId: string;
+  mode: ExecutionMode | null;
+  rpcId: string | number | null;
+  code: ErrorCode;
+  message: string;
+  auditId: string | undefined;
+  signal?: DetectorSignal | undefined;
+  decision?: NplDecision | undefined;
+}): InspectAnswer {
+  const answer: InspectAnswer = {
+    decision: 'deny',
+    reasonCode: input.code,
+    inspectionId: input.inspectionId,
+    executionMode: input.mode,
+    enforced: true,
+    message: input.message,
+    hint: ERROR_CODES[input.code].hint,
+    response: blockedRpcError(input.rpcId, input.code, input.message),
+  };
+  if (input.auditId) answer.auditId = input.auditId;
+  if (input.signal) answer.signal = input.signal;
+  if (input.decision) addPolicyFields(answer, input.decision);
+  return answer;
+}
+
+/** Names the policy, rule and severity that decided (answers and shadow views alike). */
+export function addPolicyFields(
+  target: { ruleId?: string; policy?: string; alertSeverity?: string },
+  decision: NplDecision,
+): void {
+  target.ruleId = decision.ruleId;
+  if (decision.policyUri) target.policy = decision.policyUri;
+  target.alertSeverity = decision.alertSeverity;
+}
+
+/** The response schema of every inspect answer (fast-json-stringify; `response` is free-form). */
+export const inspectAnswerSchema = {
+  type: 'object',
+  properties: {
+    decision: { type: 'string', enum: ['allow', 'deny', 'require_human_approval'] },
+    reasonCode: { type: ['string', 'null'] },
+    inspectionId: { type: 'string' },
+    executionMode: { type: ['string', 'null'] },
+    enforced: { type: 'boolean' },
+    message: { type: 'string' },
+    hint: { type: 'string' },
+    ruleId: { type: 'string' },
+    policy: { type: 'string' },
+    alertSeverity: { type: 'string' },
+    signal: {
+      type: 'object',
+      properties: {
+        kind: { type: 'string' },
+        detail: { type: 'string' },
+        path: { type: 'string' },
+      },
+    },
+    auditId: { type: 'string' },
+    approval: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        status: { type: 'string' },
+        expiresAt: { type: 'string' },
+      },
+    },
+    simulated: { type: 'boolean' },
+    response: {},
+    shadow: {
+      type: 'object',
+      properties: {
+        decision: { type: 'string' },
+        reasonCode: { type: ['string', 'null'] },
+        ruleId: { type: 'string' },
+        policy: { type: 'string' },
+        alertSeverity: { type: 'string' },
+        signal: {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            detail: { type: 'string' },
+            path: { type: 'string' },
+          },
+        },
+        auditId: { type: 'string' },
+      },
+    },
+  },
+  required: ['decision', 'reasonCode', 'inspectionId', 'executionMode', 'enforced'],
+} as const;

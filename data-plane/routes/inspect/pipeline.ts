@@ -1,0 +1,133 @@
+// The inspection pipeline of spec §1.3 as one pure function over the compiled snapshot: no I/O,
+// no clock. Steps run in the spec's order and the first failing one decides; the route does the
+// I/O the outcome calls for (audit, approval, forward). Shadow mode runs the same function and
+// treats a failing outcome as the counterfactual decision.
+
+import type { ErrorCode } from '../../../shared/errors/index.js';
+import {
+  type CompiledPolicy,
+  evaluatePolicies,
+  failClosedPolicy,
+  NPL_RULE_IDS,
+  type NplContext,
+  type NplDecision,
+} from '../../../shared/npl/index.js';
+import type { DetectorSignal, ToolCallView } from '../../inspection/index.js';
+import type {
+  CompiledAgent,
+  CompiledServer,
+  CompiledTenant,
+} from '../../store/compiled-snapshot.js';
+import type { InspectRequest } from './request.js';
+
+export type PipelineOutcome =
+  | {
+      readonly kind: 'deny';
+      readonly code: ErrorCode;
+      readonly message: string;
+      readonly signal?: DetectorSignal;
+      readonly decision?: NplDecision;
+    }
+  | { readonly kind: 'require_human'; readonly decision: NplDecision }
+  | { readonly kind: 'allow'; readonly simulate: boolean; readonly decision: NplDecision | null };
+
+const ALLOW_WITHOUT_POLICY: PipelineOutcome = Object.freeze({
+  kind: 'allow',
+  simulate: false,
+  decision: null,
+});
+
+export function runPipeline(
+  tenant: CompiledTenant,
+  agent: CompiledAgent,
+  server: CompiledServer | undefined,
+  request: InspectRequest,
+): PipelineOutcome {
+  const policy = tenant.policy;
+  const { rpc } = request;
+  // Step 2: the target server is on the tenant's trusted whitelist.
+  if (!policy.trustedServers.has(request.serverId)) {
+    return deny('MCP_SERVER_NOT_WHITELISTED', `server ${request.serverId} is not whitelisted`);
+  }
+  // Step 3: the method and the tool are not blocked, and the tool is one the agent may use.
+  if (policy.isMethodBlocked(rpc.method)) {
+    return deny('MCP_METHOD_BLOCKED', `method ${rpc.method} is blocked`);
+  }
+  if (policy.isToolBlocked(request.toolName)) {
+    return deny('MCP_METHOD_BLOCKED', `tool ${request.toolName} is blocked`);
+  }
+  if (rpc.method === 'tools/call' && !agent.isToolAllowed(request.toolName)) {
+    return deny('AGENT_TOOL_NOT_ALLOWED', `agent may not use tool ${request.toolName}`);
+  }
+  const view: ToolCallView = {
+    method: rpc.method,
+    toolName: request.toolName,
+    args: rpc.method === 'tools/call' ? rpc.arguments : rpc.params,
+    annotations: server?.toolAnnotations.get(request.toolName),
+  };
+  // Step 4: the operation is not destructive (when the tenant denies destructive operations).
+  if (policy.denyDestructive) {
+    const signal = policy.detectDestructive(view);
+    if (signal) {
+      return deny('MCP_DESTRUCTIVE_OP_BLOCKED', `destructive operation: ${signal.detail}`, signal);
+    }
+  }
+  // Between steps 4 and 5: the data-exfiltration heuristics the tenant switched on.
+  const leak = policy.detectExfiltration(view);
+  if (leak) {
+    return deny('MCP_DATA_EXFILTRATION_SUSPECTED', `possible exfiltration: ${leak.detail}`, leak);
+  }
+  // Step 5: NPL, the tenant's pins plus the one the request names; the most restrictive wins.
+  const policies = effectivePolicies(tenant, request.policy);
+  if (policies.length === 0) return ALLOW_WITHOUT_POLICY;
+  const decision = evaluatePolicies(policies, nplContext(tenant, agent, server, request));
+  switch (decision.action) {
+    case 'BLOCK':
+      return decision.ruleId === NPL_RULE_IDS.registryFailClosed
+        ? denyByPolicy('NPL_REGISTRY_FAIL_CLOSED', decision)
+        : denyByPolicy('NPL_POLICY_BLOCK', decision);
+    case 'REQUIRE_HUMAN':
+      return { kind: 'require_human', decision };
+    case 'SIMULATE':
+      return { kind: 'allow', simulate: true, decision };
+    default:
+      return { kind: 'allow', simulate: false, decision };
+  }
+}
+
+function effectivePolicies(
+  tenant: CompiledTenant,
+  requested: string | undefined,
+): readonly CompiledPolicy[] {
+  if (requested === undefined) return tenant.pinnedPolicies;
+  const pinned =
+    tenant.policiesByUri.get(requested) ?? failClosedPolicy(requested, 'not published');
+  return tenant.pinnedPolicies.length === 0 ? [pinned] : [...tenant.pinnedPolicies, pinned];
+}
+
+export function nplContext(
+  tenant: CompiledTenant,
+  agent: CompiledAgent,
+  server: CompiledServer | undefined,
+  request: InspectRequest,
+): NplContext {
+  const args = request.rpc.arguments;
+  return {
+    tool: { name: request.toolName, args },
+    args,
+    agentRole: agent.role,
+    agent: agent.nplAgent,
+    server: server?.nplServer ?? { id: request.serverId },
+    method: request.rpc.method,
+    tenant: tenant.nplTenant,
+    mode: request.mode,
+  };
+}
+
+function deny(code: ErrorCode, message: string, signal?: DetectorSignal): PipelineOutcome {
+  return signal ? { kind: 'deny', code, message, signal } : { kind: 'deny', code, message };
+}
+
+function denyByPolicy(code: ErrorCode, decision: NplDecision): PipelineOutcome {
+  return { kind: 'deny', code, message: decision.reason, decision };
+}

@@ -1,0 +1,91 @@
+// The configuration snapshot: everything a data plane needs to decide on a request, as plain
+// JSON. The control plane builds it from the database; data planes receive it (in-process or
+// over the configuration stream), compile it once (data-plane/store) and swap it in whole.
+// Secrets appear only as hashes. A snapshot is immutable: a change makes a new version.
+
+export interface ConfigSnapshot {
+  /** Monotonic per control plane; a data plane ignores a version it has already applied. */
+  readonly version: number;
+  readonly builtAt: string;
+  readonly tenants: readonly TenantConfig[];
+}
+
+export interface TenantConfig {
+  readonly id: string;
+  readonly name: string;
+  readonly configVersion: number;
+  readonly gatewayPolicy: GatewayPolicyConfig;
+  readonly apiKeys: readonly ApiKeyConfig[];
+  readonly servers: readonly McpServerConfig[];
+  readonly agents: readonly AgentConfig[];
+  /** Every NPL policy version the tenant published (bundled ones are part of the engine). */
+  readonly policies: readonly PolicyVersionConfig[];
+}
+
+export const EXECUTION_MODES = ['production', 'simulation', 'shadow'] as const;
+export type ExecutionMode = (typeof EXECUTION_MODES)[number];
+
+export const OAUTH_MODES = ['none', 'mcp_as'] as const;
+export type OAuthMode = (typeof OAUTH_MODES)[number];
+
+export interface GatewayPolicyConfig {
+  readonly trustedServers: readonly string[];
+  readonly blockedMethods: readonly string[];
+  readonly blockedTools: readonly string[];
+  readonly denyDestructive: boolean;
+  readonly destructiveToolPatterns: readonly string[];
+  readonly exfilDetectSecrets: boolean;
+  readonly exfilBulkExportLimit: number | null;
+  readonly exfilCheckDestinations: boolean;
+  readonly exfilAllowedDomains: readonly string[];
+  readonly oauthMode: OAuthMode;
+  readonly maxDelegationDepth: number;
+  readonly pinnedPolicies: readonly string[];
+  readonly allowedModes: readonly ExecutionMode[];
+  readonly approvalTtlSeconds: number;
+}
+
+export interface ApiKeyConfig {
+  readonly id: string;
+  readonly prefix: string;
+  readonly secretHash: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt: string | null;
+}
+
+export interface ToolAnnotations {
+  readonly destructiveHint?: boolean;
+  readonly readOnlyHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+export interface McpServerConfig {
+  readonly serverId: string;
+  readonly url: string;
+  readonly transport: string;
+  /** Tool name → the JSON-RPC `result` returned in simulation mode. */
+  readonly mockResults: Readonly<Record<string, unknown>>;
+  readonly toolAnnotations: Readonly<Record<string, ToolAnnotations>>;
+}
+
+export const AGENT_STATUSES = ['active', 'killed'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+export interface AgentConfig {
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+  readonly status: AgentStatus;
+  readonly allowedTools: readonly string[];
+  readonly mcpAudiences: readonly string[];
+  readonly publicKey: string;
+}
+
+export interface PolicyVersionConfig {
+  readonly name: string;
+  readonly version: string;
+  readonly contentHash: string;
+  /** The validated NPL document. */
+  readonly document: unknown;
+}
