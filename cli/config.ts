@@ -16,6 +16,8 @@ export interface GatewayConfig {
   readonly logLevel: LogLevel;
   /** How long a graceful shutdown may take before the process exits anyway. */
   readonly shutdownTimeoutMs: number;
+  /** NEXUS_REQUIRE_MCP_OAUTH: every production forward carries a gateway-minted token. */
+  readonly requireMcpOAuth: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -30,6 +32,11 @@ export const CONFIG_VARIABLES = [
   ['AGENT_GATEWAY_DB_SCHEMA', 'public', 'PostgreSQL schema holding the tables.'],
   ['AGENT_GATEWAY_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent.'],
   ['AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', '10000', 'Longest graceful shutdown before exiting.'],
+  [
+    'NEXUS_REQUIRE_MCP_OAUTH',
+    'false',
+    'true: every production forward must carry a gateway-minted access token.',
+  ],
 ] as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -53,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     databaseSchema: schema,
     logLevel: logLevel as LogLevel,
     shutdownTimeoutMs: integer(env, 'AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    requireMcpOAuth: boolean(env, 'NEXUS_REQUIRE_MCP_OAUTH'),
   };
 }
 
@@ -70,6 +78,13 @@ function integer(
     throw invalid(name, text, `a whole number from ${min} to ${max}`);
   }
   return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name];
+  if (text === undefined || text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true' || text === '1') return true;
+  throw invalid(name, text, 'true or false');
 }
 
 function invalid(name: string, value: string, expected: string): GatewayError {

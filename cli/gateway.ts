@@ -7,8 +7,24 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
+import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
+import { ExecutionRegistry } from '../data-plane/executions.js';
+import { authPlugin } from '../data-plane/plugins/auth.js';
 import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
+import {
+  createGatewayMetrics,
+  type GatewayMetrics,
+  metricsPlugin,
+} from '../data-plane/plugins/metrics.js';
+import { ApprovalNotifier } from '../data-plane/routes/inspect/approval-notifier.js';
+import { inspectPlugin } from '../data-plane/routes/inspect/index.js';
+import { SnapshotStore } from '../data-plane/store/snapshot-store.js';
+import {
+  createUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientOptions,
+} from '../data-plane/upstream/index.js';
 import { GatewayError } from '../shared/errors/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
 import { type Database, openDatabase } from '../storage/database.js';
@@ -17,12 +33,103 @@ import type { GatewayConfig } from './config.js';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 
+/** The parts of a running gateway: the HTTP app, the in-memory configuration and its feeders. */
+export interface GatewayRuntime {
+  readonly app: FastifyInstance;
+  readonly audit: AuditWriter;
+  readonly store: SnapshotStore;
+  readonly publisher: LocalSnapshotPublisher;
+  readonly upstream: UpstreamClient;
+  readonly executions: ExecutionRegistry;
+  readonly metrics: GatewayMetrics;
+  readonly approvals: ApprovalNotifier;
+  /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
+  stop(): Promise<void>;
+}
+
+export interface GatewayRuntimeOptions {
+  readonly db: Database;
+  readonly logger: Logger;
+  readonly readiness: Readiness;
+  readonly snapshotPollIntervalMs?: number;
+  readonly upstream?: UpstreamClientOptions;
+  readonly requireMcpOAuth?: boolean;
+  readonly defaultMetrics?: boolean;
+}
+
+/**
+ * Assembles the single-process gateway without listening or touching the database: the data
+ * plane app with every route, fed by an in-process snapshot publisher. Call `publisher.start()`
+ * once the database is migrated.
+ */
+export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
+  const { db, logger } = options;
+  const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
+  const audit = createAuditWriter(db, {
+    onFlush(info) {
+      metrics.auditFlushDuration.observe(info.durationMs / 1000);
+      metrics.auditFlushEntries.inc(info.entries);
+    },
+    onFlushError(info) {
+      logger.error({ err: info.error, entries: info.entries }, 'audit flush failed');
+    },
+  });
+  const store = new SnapshotStore();
+  store.onApply((snapshot) => metrics.snapshotVersion.set(snapshot.version));
+  const publisher = new LocalSnapshotPublisher(
+    db,
+    {
+      apply(snapshot) {
+        const result = store.apply(snapshot);
+        metrics.snapshotApplied.inc({ result: result.applied ? 'applied' : 'rejected' });
+        if (!result.applied) {
+          logger.warn({ version: result.version, reason: result.reason }, 'snapshot rejected');
+        }
+        return result;
+      },
+    },
+    { logger, pollIntervalMs: options.snapshotPollIntervalMs },
+  );
+  const upstream = createUpstreamClient(options.upstream);
+  const executions = new ExecutionRegistry();
+  const approvals = new ApprovalNotifier();
+  const app = await buildDataPlaneApp({ logger, readiness: options.readiness });
+  await app.register(authPlugin);
+  await app.register(metricsPlugin, { metrics });
+  await app.register(inspectPlugin, {
+    store,
+    db,
+    audit,
+    upstream,
+    executions,
+    metrics,
+    approvals,
+    requireMcpOAuth: options.requireMcpOAuth ?? false,
+  });
+  return {
+    app,
+    audit,
+    store,
+    publisher,
+    upstream,
+    executions,
+    metrics,
+    approvals,
+    async stop() {
+      publisher.stop();
+      await audit.close();
+      await upstream.close();
+    },
+  };
+}
+
 export interface RunningGateway {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly db: Database;
   readonly audit: AuditWriter;
   readonly readiness: Readiness;
+  readonly runtime: GatewayRuntime;
   /** Stops accepting requests, drains, flushes the audit queue, closes the database. */
   close(): Promise<void>;
 }
@@ -46,10 +153,15 @@ export async function startGateway(
   });
   logger.info({ storage: db.location }, 'storage opened');
   const readiness = createReadiness();
-  let app: FastifyInstance | undefined;
-  let audit: AuditWriter | undefined;
+  let runtime: GatewayRuntime | undefined;
   try {
-    app = await buildDataPlaneApp({ logger, readiness });
+    runtime = await buildGatewayRuntime({
+      db,
+      logger,
+      readiness,
+      requireMcpOAuth: config.requireMcpOAuth,
+    });
+    const { app, audit } = runtime;
     const url = await listen(app, config);
     await db.advertise({ command: 'start', url });
     logger.info({ url }, 'listening');
@@ -61,7 +173,6 @@ export async function startGateway(
       migrated.applied.length > 0 ? 'migrations applied' : 'database schema up to date',
     );
 
-    audit = createAuditWriter(db);
     readiness.reason = 'bootstrapping';
     const bootstrap = await ensureDefaultTenant(db, audit);
     if (bootstrap.adminKey) {
@@ -73,22 +184,29 @@ export async function startGateway(
       );
       options.onAdminKeyCreated?.(bootstrap.adminKey.key, file);
     }
+    readiness.reason = 'loading configuration';
+    await runtime.publisher.start();
     readiness.ready = true;
     readiness.reason = '';
     logger.info({ url }, 'ready');
-    const running = { url, app, db, audit, readiness };
+    const started = runtime;
     let closing: Promise<void> | undefined;
     return {
-      ...running,
+      url,
+      app,
+      db,
+      audit,
+      readiness,
+      runtime: started,
       close() {
-        closing ??= shutdown(running, logger);
+        closing ??= shutdown(started, db, readiness, logger);
         return closing;
       },
     };
   } catch (error) {
     readiness.ready = false;
-    await app?.close().catch(() => {});
-    await audit?.close().catch(() => {});
+    await runtime?.app.close().catch(() => {});
+    await runtime?.stop().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }
@@ -122,15 +240,17 @@ async function writeKeyFile(file: string, key: string): Promise<void> {
 }
 
 async function shutdown(
-  gateway: { app: FastifyInstance; db: Database; audit: AuditWriter; readiness: Readiness },
+  runtime: GatewayRuntime,
+  db: Database,
+  readiness: Readiness,
   logger: Logger,
 ): Promise<void> {
-  gateway.readiness.ready = false;
-  gateway.readiness.reason = 'shutting down';
+  readiness.ready = false;
+  readiness.reason = 'shutting down';
   logger.info('shutting down: draining requests');
-  await gateway.app.close();
-  await gateway.audit.close();
+  await runtime.app.close();
+  await runtime.stop();
   logger.info('audit queue flushed');
-  await gateway.db.close();
+  await db.close();
   logger.info('stopped');
 }

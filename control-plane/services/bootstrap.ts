@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import type { Database } from '../../storage/database.js';
+import { initialGatewayPolicy } from './tenants.js';
 
 export const DEFAULT_TENANT_NAME = 'default';
 const BOOTSTRAP_LOCK_KEY = 0x61677462; // "agtb"
@@ -49,8 +50,8 @@ export async function ensureDefaultTenant(
       `insert into gateway_policies ("tenantId", "trustedServers", "blockedMethods",
          "blockedTools", "destructiveToolPatterns", "exfilAllowedDomains", "pinnedPolicies",
          "updatedAt", "updatedBy")
-       values ($1, '{}', '{}', '{}', '{}', '{}', '{}', now(), 'bootstrap')`,
-      [tenantId],
+       values ($1, '{}', '{}', '{}', $2, '{}', '{}', now(), 'bootstrap')`,
+      [tenantId, initialGatewayPolicy().destructiveToolPatterns],
     );
     await tx.query(
       `insert into api_keys (id, "tenantId", prefix, "secretHash", name, scopes, "createdBy")

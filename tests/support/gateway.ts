@@ -1,0 +1,177 @@
+// A real single-process gateway for end-to-end tests: a migrated database (PGlite or a
+// PostgreSQL schema of the test's own), a tenant with an API key and an agent, the whole data
+// plane listening on 127.0.0.1 on a free port. Configuration changes go through the
+// control-plane services and are published to the data plane before the helper returns.
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { buildGatewayRuntime, type GatewayRuntime } from '../../cli/gateway.js';
+import { createAgent } from '../../control-plane/services/agents.js';
+import {
+  type GatewayPolicyPatch,
+  updateGatewayPolicy,
+} from '../../control-plane/services/gateway-policy.js';
+import {
+  type RegisterMcpServerInput,
+  registerMcpServer,
+} from '../../control-plane/services/mcp-servers.js';
+import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
+import { createApiKey, createTenant } from '../../control-plane/services/tenants.js';
+import { createReadiness } from '../../data-plane/plugins/health.js';
+import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
+import type { Database } from '../../storage/database.js';
+import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
+
+export interface TestTenant {
+  readonly id: string;
+  readonly name: string;
+  /** An API key with agents:execute. */
+  readonly key: string;
+  readonly agentId: string;
+}
+
+export interface TestGateway {
+  readonly url: string;
+  readonly db: Database;
+  readonly runtime: GatewayRuntime;
+  readonly tenant: TestTenant;
+  /** A second tenant, for isolation tests. */
+  addTenant(name?: string): Promise<TestTenant>;
+  addAgent(tenantId: string, input?: { role?: string; allowedTools?: string[] }): Promise<string>;
+  addApiKey(tenantId: string, scopes: string[]): Promise<string>;
+  setPolicy(tenantId: string, patch: GatewayPolicyPatch): Promise<void>;
+  registerServer(input: RegisterMcpServerInput): Promise<void>;
+  publishPolicy(tenantId: string, source: string | object): Promise<string>;
+  /** Waits until the data plane serves every change committed so far. */
+  sync(): Promise<void>;
+  inspect(
+    body: unknown,
+    init?: { key?: string; headers?: Record<string, string> },
+  ): Promise<{
+    status: number;
+    body: Record<string, unknown>;
+  }>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(
+  kind: DatabaseKindUnderTest,
+  options: { upstream?: UpstreamClientOptions; requireMcpOAuth?: boolean } = {},
+): Promise<TestGateway> {
+  const t: TestDatabase = await createTestDatabase(kind);
+  const db = t.db;
+  const readiness = createReadiness();
+  const runtime = await buildGatewayRuntime({
+    db,
+    logger: pino({ level: 'silent' }),
+    readiness,
+    snapshotPollIntervalMs: 60_000,
+    defaultMetrics: false,
+    ...(options.upstream ? { upstream: options.upstream } : {}),
+    ...(options.requireMcpOAuth ? { requireMcpOAuth: true } : {}),
+  });
+  await runtime.publisher.start();
+  await runtime.app.listen({ host: '127.0.0.1', port: 0 });
+  readiness.ready = true;
+  const address = runtime.app.server.address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}`;
+
+  const sync = () => runtime.publisher.publishNow();
+  const addAgent = async (
+    tenantId: string,
+    input: { role?: string; allowedTools?: string[] } = {},
+  ) => {
+    const { id } = await createAgent(db, {
+      tenantId,
+      name: `agent-${randomBytes(3).toString('hex')}`,
+      role: input.role ?? 'agent',
+      allowedTools: input.allowedTools ?? ['*'],
+      publicKey: `test-key-${randomBytes(16).toString('hex')}`,
+    });
+    await sync();
+    return id;
+  };
+  const addApiKey = async (tenantId: string, scopes: string[]) => {
+    const { key } = await createApiKey(db, { tenantId, name: 'test', scopes });
+    await sync();
+    return key;
+  };
+  const addTenant = async (name = `t-${randomBytes(4).toString('hex')}`): Promise<TestTenant> => {
+    const tenant = await createTenant(db, { name });
+    const key = await addApiKey(tenant.id, ['agents:execute']);
+    const agentId = await addAgent(tenant.id);
+    return { id: tenant.id, name: tenant.name, key, agentId };
+  };
+  const tenant = await addTenant();
+  return {
+    url,
+    db,
+    runtime,
+    tenant,
+    addTenant,
+    addAgent,
+    addApiKey,
+    async setPolicy(tenantId, patch) {
+      await updateGatewayPolicy(db, tenantId, patch, 'test');
+      await sync();
+    },
+    async registerServer(input) {
+      await registerMcpServer(db, input);
+      await sync();
+    },
+    async publishPolicy(tenantId, source) {
+      const { uri } = await publishPolicyVersion(db, { tenantId, source });
+      await sync();
+      return uri;
+    },
+    sync,
+    async inspect(body, init = {}) {
+      const response = await fetch(`${url}/api/v1/mcp/gateway/inspect`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${init.key ?? tenant.key}`,
+          ...init.headers,
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    async close() {
+      await runtime.app.close();
+      await runtime.stop();
+      await t.dispose();
+    },
+  };
+}
+
+/** A well-formed inspect body for a tools/call; override any part. */
+export function inspectBody(
+  agentId: string,
+  overrides: {
+    server?: string;
+    tool?: string;
+    args?: Record<string, unknown>;
+    mode?: string;
+    policy?: string;
+    approvalId?: string;
+    id?: string | number;
+  } = {},
+): Record<string, unknown> {
+  const tool = overrides.tool ?? 'echo';
+  const body: Record<string, unknown> = {
+    agent_id: agentId,
+    execution_id: 'exec-1',
+    server_id: overrides.server ?? 'files',
+    tool_name: tool,
+    execution_mode: overrides.mode ?? 'simulation',
+    request: {
+      jsonrpc: '2.0',
+      id: overrides.id ?? 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: overrides.args ?? { text: 'hello' } },
+    },
+  };
+  if (overrides.policy !== undefined) body.policy = overrides.policy;
+  if (overrides.approvalId !== undefined) body.approval_id = overrides.approvalId;
+  return body;
+}
