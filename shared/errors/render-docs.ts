@@ -1,0 +1,30 @@
+// Renders docs/errors.md from the registry, so the document cannot drift from the code: a test
+// compares the committed file with this output (UPDATE_DOCS=1 rewrites it).
+import { ERROR_CODES, type ErrorCodeInfo } from './codes.js';
+
+export function renderErrorDocs(): string {
+  const rows = (Object.entries(ERROR_CODES) as [string, ErrorCodeInfo][]).map(
+    ([code, info]) =>
+      `| \`${code}\` | ${info.status ?? 'CLI only'} | ${escape(info.summary)} | ${escape(info.hint)} |`,
+  );
+  return [
+    '# Error and reason codes',
+    '',
+    'Every code the gateway answers or prints, with its HTTP status and what to do. HTTP answers',
+    'carry the code in `reasonCode` (and `error` for answers that are not decisions); the CLI',
+    'prints `CODE: message (hint: …)` on one line. Generated from `shared/errors/codes.ts`; do not',
+    'edit by hand (`UPDATE_DOCS=1 npx vitest run tests/shared/errors` rewrites it).',
+    '',
+    'NPL document and condition errors (`NplError`) are listed in [npl.md](npl.md); audit',
+    'verification codes (`AUDIT_*` issues of `audit verify`) in [audit.md](audit.md).',
+    '',
+    '| Code | HTTP | Meaning | Hint |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+function escape(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
