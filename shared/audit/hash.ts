@@ -5,7 +5,7 @@
 // keys (see auditHashPayload). The id and all metadata keys but four never reach the hash, which
 // is why our writer adds a seal of id and metadata in the hashed `after` field (sealEntry).
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../json/canonical-json.js';
 import type { AuditHashFields, JsonObject } from './types.js';
 
 /** prevHash of the first entry of a chain (exported as `prevHash: null`). */

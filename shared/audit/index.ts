@@ -1,7 +1,7 @@
 // The audit trail's hash chain: building entries, computing hashes exactly as the NPL audit
 // verifier (hash version 2) does, writing and reading exports as streams, and verifying them.
 // Pure: no I/O beyond the iterables passed in.
-export { canonicalJson } from './canonical-json.js';
+export { canonicalJson } from '../json/canonical-json.js';
 export { chainEntry } from './chain-entry.js';
 export { AUDIT_ISSUE_CODES, type AuditIssueCode } from './codes.js';
 export { formatAuditEntry, formatAuditExport } from './export-format.js';

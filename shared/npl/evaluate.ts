@@ -3,7 +3,7 @@
 // and every possible decision is built once and frozen. evaluatePolicy then allocates nothing:
 // it checks the scope, runs the closures in document order and returns a shared decision.
 
-import { contentHash } from './canonical-json.js';
+import { contentHash } from '../json/canonical-json.js';
 import type { NplConditionAst } from './condition/ast.js';
 import { compileAst, type Test } from './condition/compile.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';

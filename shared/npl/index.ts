@@ -1,12 +1,12 @@
 // NPL, the gateway's policy language: documents, conditions, evaluation and the registry.
 // A pure library (no I/O, no clock); see docs/npl.md. Every public name is exported here.
 
+export { canonicalJson, contentHash } from '../json/canonical-json.js';
 export {
   BUNDLED_POLICIES,
   EU_AI_ACT_ART5_PROHIBITED,
   NATO_PROU_STRICT_FINANCIAL,
 } from './bundled.js';
-export { canonicalJson, contentHash } from './canonical-json.js';
 export {
   NPL_COMPARE_OPS,
   NPL_CONTEXT_ROOTS,

@@ -4,8 +4,9 @@
 // policies. `loadPinnedPolicy` is how enforcement gets a policy: it never rejects — any failure
 // to resolve a pin (malformed URI, unknown pin, mismatched or tampered entry, invalid document,
 // registry error) yields the fail-closed policy.
+
+import { contentHash } from '../json/canonical-json.js';
 import { BUNDLED_POLICIES } from './bundled.js';
-import { contentHash } from './canonical-json.js';
 import { parsePolicy } from './document.js';
 import { NplError } from './errors.js';
 import { type CompiledPolicy, compilePolicy, failClosedPolicy } from './evaluate.js';

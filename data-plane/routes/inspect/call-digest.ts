@@ -1,8 +1,7 @@
 // The identity of a held call: SHA-256 over the canonical JSON of (tenant, agent, server, tool,
 // arguments). Key order in the arguments does not matter; any other difference does, so an
 // approval can only ever let through the call an operator saw.
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../../shared/npl/index.js';
+import { contentHash } from '../../../shared/json/canonical-json.js';
 
 export function callDigest(call: {
   readonly tenantId: string;
@@ -11,12 +10,11 @@ export function callDigest(call: {
   readonly toolName: string;
   readonly arguments: unknown;
 }): string {
-  const canonical = canonicalJson([
+  return contentHash([
     call.tenantId,
     call.agentId,
     call.serverId,
     call.toolName,
     call.arguments ?? {},
   ]);
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }

@@ -1,7 +1,9 @@
-// Canonical JSON for the metadata seal: JSON.stringify's text for every value, with object keys
-// sorted by UTF-16 code units at every level. Keys whose value is undefined are left out, as
-// JSON.stringify does, so a value and its JSON round trip have the same canonical form; the
-// order in which a database (PostgreSQL jsonb) returns keys does not matter.
+// Canonical JSON: JSON.stringify's text for every value, with object keys sorted by UTF-16 code
+// units at every level and no insignificant whitespace. Keys whose value is undefined are left
+// out, as JSON.stringify does, so a value and its JSON round trip have the same canonical form
+// and the order in which a database (PostgreSQL jsonb) returns keys does not matter. Used for
+// NPL content hashes, the audit metadata seal and approval call digests.
+import { createHash } from 'node:crypto';
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
@@ -25,4 +27,9 @@ export function canonicalJson(value: unknown): string {
     text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
   }
   return `{${text}}`;
+}
+
+/** SHA-256 (lower-case hex) of `canonicalJson(value)`. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
 }
