@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
+import { bumpConfigVersion } from './config-version.js';
 
 export interface CreateAgentInput {
   readonly tenantId: string;
@@ -38,10 +39,7 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
         did: input.did ?? `did:svc:${input.tenantId}:agent:${id}`,
       },
     }),
-    db.prisma.tenant.update({
-      where: { id: input.tenantId },
-      data: { configVersion: { increment: 1 } },
-    }),
+    bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { id };
 }

@@ -2,8 +2,10 @@
 // publishers notice the change (the fingerprint is the sum of versions).
 import type { PrismaClient } from '../../prisma/generated/client/client.js';
 
-type Tx = Pick<PrismaClient, 'tenant'>;
-
-export async function bumpConfigVersion(tx: Tx, tenantId: string): Promise<void> {
-  await tx.tenant.update({ where: { id: tenantId }, data: { configVersion: { increment: 1 } } });
+/** The bump as a Prisma operation, for `$transaction([...])` batches and interactive ones. */
+export function bumpConfigVersion(prisma: Pick<PrismaClient, 'tenant'>, tenantId: string) {
+  return prisma.tenant.update({
+    where: { id: tenantId },
+    data: { configVersion: { increment: 1 } },
+  });
 }

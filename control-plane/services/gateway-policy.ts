@@ -9,6 +9,7 @@ import {
   OAUTH_MODES,
 } from '../../shared/snapshot/index.js';
 import type { Database } from '../../storage/database.js';
+import { bumpConfigVersion } from './config-version.js';
 
 export type GatewayPolicyPatch = Partial<GatewayPolicyConfig>;
 
@@ -129,6 +130,6 @@ export async function updateGatewayPolicy(
       where: { tenantId },
       data: Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined)),
     }),
-    db.prisma.tenant.update({ where: { id: tenantId }, data: { configVersion: { increment: 1 } } }),
+    bumpConfigVersion(db.prisma, tenantId),
   ]);
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
+import { bumpConfigVersion } from './config-version.js';
 
 const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -43,10 +44,7 @@ export async function registerMcpServer(
       create: { id, tenantId: input.tenantId, serverId: input.serverId, ...data },
       update: data,
     }),
-    db.prisma.tenant.update({
-      where: { id: input.tenantId },
-      data: { configVersion: { increment: 1 } },
-    }),
+    bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { id: server.id };
 }

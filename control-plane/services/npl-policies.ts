@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../shared/errors/index.js';
 import { contentHash, formatPolicyUri, parsePolicy } from '../../shared/npl/index.js';
 import type { Database } from '../../storage/database.js';
+import { bumpConfigVersion } from './config-version.js';
 
 export interface PublishResult {
   readonly uri: string;
@@ -50,10 +51,7 @@ export async function publishPolicyVersion(
         publishedBy: input.publishedBy ?? null,
       },
     }),
-    db.prisma.tenant.update({
-      where: { id: input.tenantId },
-      data: { configVersion: { increment: 1 } },
-    }),
+    bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { uri, contentHash: hash, created: true };
 }

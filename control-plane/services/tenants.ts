@@ -72,10 +72,7 @@ export async function createApiKey(
         createdBy: input.createdBy ?? null,
       },
     }),
-    db.prisma.tenant.update({
-      where: { id: input.tenantId },
-      data: { configVersion: { increment: 1 } },
-    }),
+    bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { id, prefix: generated.prefix, key: generated.key };
 }

@@ -99,6 +99,11 @@ export function addPolicyFields(
   target.alertSeverity = decision.alertSeverity;
 }
 
+const signalSchema = {
+  type: 'object',
+  properties: { kind: { type: 'string' }, detail: { type: 'string' }, path: { type: 'string' } },
+} as const;
+
 /** The response schema of every inspect answer (fast-json-stringify; `response` is free-form). */
 export const inspectAnswerSchema = {
   type: 'object',
@@ -113,14 +118,7 @@ export const inspectAnswerSchema = {
     ruleId: { type: 'string' },
     policy: { type: 'string' },
     alertSeverity: { type: 'string' },
-    signal: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string' },
-        detail: { type: 'string' },
-        path: { type: 'string' },
-      },
-    },
+    signal: signalSchema,
     auditId: { type: 'string' },
     approval: {
       type: 'object',
@@ -140,14 +138,7 @@ export const inspectAnswerSchema = {
         ruleId: { type: 'string' },
         policy: { type: 'string' },
         alertSeverity: { type: 'string' },
-        signal: {
-          type: 'object',
-          properties: {
-            kind: { type: 'string' },
-            detail: { type: 'string' },
-            path: { type: 'string' },
-          },
-        },
+        signal: signalSchema,
         auditId: { type: 'string' },
       },
     },

@@ -90,24 +90,10 @@ export async function inspectPlugin(
       if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
       return sendError(reply, mapped);
     }
-    const inspectionId = randomUUID();
-    const auditId = await auditDeny(request.auth.tenant, undefined, inspectionId, null, {
-      code: 'MCP_MALFORMED_RPC',
+    return denyMalformed(request, reply, request.auth.tenant, randomUUID(), {
       message: 'request body is not valid JSON',
+      rpcId: null,
     });
-    return finish(
-      request,
-      reply,
-      400,
-      denyAnswer({
-        inspectionId,
-        mode: null,
-        rpcId: null,
-        code: 'MCP_MALFORMED_RPC',
-        message: 'request body is not valid JSON',
-        auditId,
-      }),
-    );
   });
 
   app.post(
@@ -137,25 +123,7 @@ export async function inspectPlugin(
       const { tenant } = request.auth!;
       const inspectionId = randomUUID();
       const parsed = parseInspectRequest(request.body);
-      if (!parsed.ok) {
-        const auditId = await auditDeny(tenant, undefined, inspectionId, null, {
-          code: 'MCP_MALFORMED_RPC',
-          message: parsed.message,
-        });
-        return finish(
-          request,
-          reply,
-          400,
-          denyAnswer({
-            inspectionId,
-            mode: null,
-            rpcId: parsed.rpcId,
-            code: 'MCP_MALFORMED_RPC',
-            message: parsed.message,
-            auditId,
-          }),
-        );
-      }
+      if (!parsed.ok) return denyMalformed(request, reply, tenant, inspectionId, parsed);
       const call = parsed.value;
       const blockEarly = (code: ErrorCode, message: string, status: number) =>
         denyNow(request, reply, tenant, call, inspectionId, status, { code, message });
@@ -291,6 +259,34 @@ export async function inspectPlugin(
         auditId,
         signal: block.signal,
         decision: block.decision,
+      }),
+    );
+  }
+
+  /** A body that is not an inspect request: audited, answered 400 MCP_MALFORMED_RPC. */
+  async function denyMalformed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    tenant: CompiledTenant,
+    inspectionId: string,
+    problem: { message: string; rpcId: string | number | null },
+  ): Promise<FastifyReply> {
+    const code = 'MCP_MALFORMED_RPC';
+    const auditId = await auditDeny(tenant, undefined, inspectionId, null, {
+      code,
+      message: problem.message,
+    });
+    return finish(
+      request,
+      reply,
+      400,
+      denyAnswer({
+        inspectionId,
+        mode: null,
+        rpcId: problem.rpcId,
+        code,
+        message: problem.message,
+        auditId,
       }),
     );
   }
