@@ -15,7 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifySwagger from '@fastify/swagger';
+import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import pino from 'pino';
 import { buildGatewayRuntime } from '../cli/gateway.js';
@@ -148,7 +148,7 @@ export function formatOpenApiDocument(document: object): string {
 
 export const OPENAPI_FILE = join(findPackageRoot(), 'schema', 'openapi.json');
 
-function swaggerOptions() {
+function swaggerOptions(): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -171,7 +171,7 @@ function swaggerOptions() {
         },
       },
     },
-    transform({ schema, route }: { schema: FastifySchema; route: RouteOptions }) {
+    transform({ schema, url, route }) {
       const method = [route.method].flat()[0] ?? 'GET';
       const documented: DataPlaneRoute = {
         method,
@@ -179,7 +179,7 @@ function swaggerOptions() {
         schema,
         rateLimited: Boolean((route.config as { rateLimit?: unknown } | undefined)?.rateLimit),
       };
-      return { schema: documentSchema(documented) };
+      return { schema: documentSchema(documented), url };
     },
   };
 }
