@@ -169,6 +169,12 @@ export const ERROR_CODES = {
     summary: 'Too many requests from this client.',
     hint: 'Retry after the number of seconds in the Retry-After header.',
   },
+  COMPLIANCE_BATCH_LIMIT_EXCEEDED: {
+    status: 413,
+    summary:
+      'The compliance batch exceeds a limit (items, tool calls, policy size or evaluation work).',
+    hint: 'Split the batch; the answer names the limit, its maximum and the value sent.',
+  },
   NOT_FOUND: {
     status: 404,
     summary: 'No such route.',
