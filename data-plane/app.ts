@@ -2,7 +2,9 @@
 // entry can decide where to listen. Bodies are bounded and requests time out: a gateway must not
 // be the component that an agent can exhaust.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { errorsPlugin } from './plugins/errors.js';
 import { healthPlugin, type Readiness } from './plugins/health.js';
+import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
 
 export interface DataPlaneAppOptions {
   readonly logger: FastifyBaseLogger;
@@ -11,6 +13,8 @@ export interface DataPlaneAppOptions {
   readonly bodyLimit?: number;
   /** Longest a request may take, end to end, in milliseconds. */
   readonly requestTimeoutMs?: number;
+  /** Public compliance batch validation: rate limit and size limits (production defaults). */
+  readonly compliance?: CompliancePluginOptions;
 }
 
 export async function buildDataPlaneApp(options: DataPlaneAppOptions): Promise<FastifyInstance> {
@@ -22,7 +26,13 @@ export async function buildDataPlaneApp(options: DataPlaneAppOptions): Promise<F
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A body carrying `__proto__` or `constructor.prototype` keys is refused (400), never merged.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
   });
+  // Called on the root instance (not registered) so its error and not-found handlers are global.
+  await errorsPlugin(app);
   await app.register(healthPlugin, { readiness: options.readiness });
+  await app.register(compliancePlugin, options.compliance ?? {});
   return app;
 }

@@ -1,0 +1,89 @@
+// POST /api/v1/public/compliance/validate/batch (DESIGN.md §9, docs/compliance-batch.md):
+// unauthenticated, rate-limited per client IP, size-bounded, pure evaluation of NPL documents
+// and bundled pins. Encapsulated: the rate limiter, the JSON-only body parsing and the custom
+// body validator apply to this route alone. Cheap checks run in the order of their cost: rate
+// limit (onRequest, before the body is read), body size, JSON parsing, envelope and limits, and
+// only then policy parsing and evaluation.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../../shared/errors/index.js';
+import { type ComplianceBatch, checkBatchEnvelope } from './envelope.js';
+import { type ComplianceLimits, DEFAULT_COMPLIANCE_LIMITS } from './limits.js';
+import { batchErrorResponses, batchRequestSchema, batchResponseSchema } from './schemas.js';
+import { createBatchValidator } from './validate-batch.js';
+
+export const COMPLIANCE_BATCH_PATH = '/api/v1/public/compliance/validate/batch';
+
+export interface CompliancePluginOptions {
+  readonly rateLimit?: {
+    /** Requests per client IP and window; default 60. */
+    readonly max?: number;
+    /** Window length in milliseconds; default 60 000. */
+    readonly timeWindowMs?: number;
+  };
+  /** Overrides of DEFAULT_COMPLIANCE_LIMITS. */
+  readonly limits?: Partial<ComplianceLimits>;
+}
+
+export const DEFAULT_RATE_LIMIT = Object.freeze({ max: 60, timeWindowMs: 60_000 });
+
+/**
+ * The rate-limit key: the socket's peer address. The data plane does not enable trustProxy, so
+ * `X-Forwarded-For` cannot choose the key; behind a proxy, enable trustProxy there deliberately.
+ */
+export function rateLimitKey(request: Pick<FastifyRequest, 'ip'>): string {
+  return request.ip;
+}
+
+function formatWindow(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.ceil(ms / 1000)} s`;
+}
+
+export async function compliancePlugin(
+  app: FastifyInstance,
+  options: CompliancePluginOptions,
+): Promise<void> {
+  const limits: ComplianceLimits = Object.freeze({
+    ...DEFAULT_COMPLIANCE_LIMITS,
+    ...options.limits,
+  });
+  const max = options.rateLimit?.max ?? DEFAULT_RATE_LIMIT.max;
+  const timeWindowMs = options.rateLimit?.timeWindowMs ?? DEFAULT_RATE_LIMIT.timeWindowMs;
+  const validateBatch = createBatchValidator(limits);
+
+  // JSON only: Fastify's text/plain parser would hand the envelope check a string.
+  app.removeContentTypeParser('text/plain');
+  await app.register(rateLimit, {
+    global: false,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: (_request, context) =>
+      new GatewayError(
+        'RATE_LIMITED',
+        `at most ${context.max} requests per ${formatWindow(timeWindowMs)} per client; retry in ${context.after}`,
+        { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } },
+      ),
+  });
+
+  app.post<{ Body: ComplianceBatch }>(
+    COMPLIANCE_BATCH_PATH,
+    {
+      bodyLimit: limits.maxBodyBytes,
+      config: { rateLimit: { max, timeWindow: timeWindowMs } },
+      schema: {
+        body: batchRequestSchema(limits),
+        response: { 200: batchResponseSchema, ...batchErrorResponses },
+      },
+      // The body schema documents the contract; checkBatchEnvelope enforces it without type
+      // coercion and with the limits first, and replaces the body by its normalized form.
+      validatorCompiler: () => (data: unknown) => {
+        const checked = checkBatchEnvelope(data, limits);
+        return checked.ok ? { value: checked.batch } : { error: checked.error };
+      },
+    },
+    async (request) => {
+      const result = validateBatch(request.body);
+      if (result instanceof GatewayError) throw result;
+      return result;
+    },
+  );
+}
