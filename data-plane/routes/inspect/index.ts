@@ -88,6 +88,9 @@ export async function inspectPlugin(
       request.routeOptions.url !== INSPECT_PATH
     ) {
       if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
+      // Not a decision: the error body must not go through the route's response schemas, where
+      // 403 is an inspect answer (a 403 AUTH_INSUFFICIENT_SCOPE failed serialization: 500).
+      reply.serializer(JSON.stringify);
       return sendError(reply, mapped);
     }
     return denyMalformed(request, reply, request.auth.tenant, randomUUID(), {
