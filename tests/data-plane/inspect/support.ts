@@ -4,6 +4,7 @@
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import type { Database } from '../../../storage/database.js';
+import { type DatabaseKindUnderTest, postgresUrl } from '../../support/databases.js';
 import type { TestGateway, TestTenant } from '../../support/gateway.js';
 import type { McpUpstream } from '../../support/mcp-upstream.js';
 
@@ -146,3 +147,6 @@ export async function killAgent(gateway: TestGateway, tenantId: string, agentId:
   ]);
   await gateway.sync();
 }
+
+/** The database the single-database files use: PostgreSQL when available (it starts faster). */
+export const quickDatabaseKind: DatabaseKindUnderTest = postgresUrl ? 'postgres' : 'pglite';
