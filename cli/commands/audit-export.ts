@@ -4,29 +4,11 @@
 // gateways run), else the embedded database in AGENT_GATEWAY_DATA_DIR (default ./data), which a
 // running gateway holds exclusively: then the command says who holds it and never opens it.
 // Read-only: it never migrates. Exit codes: 0 exported, 1 the export failed, 2 usage.
-import { createWriteStream } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { Readable, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { formatAuditExport } from '../../shared/audit/index.js';
-import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
-import { openAuditExport } from '../../storage/audit-export.js';
-import { isProcessAlive, readDataDirLock } from '../../storage/data-dir-lock.js';
-import { type Database, openDatabase } from '../../storage/database.js';
-import { StorageError } from '../../storage/errors.js';
-import { readMigrations } from '../../storage/migrations.js';
-import { loadConfig } from '../config.js';
 
-const EXIT_OK = 0;
-const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
-/** Output is written in chunks of about this size, not one write per entry. */
-const CHUNK_BYTES = 64 * 1024;
-
-interface ExportFlags {
+export interface ExportFlags {
   tenant: string;
   from?: string;
   to?: string;
@@ -67,158 +49,8 @@ export function registerAuditExport(audit: Command): void {
       process.exit(error.code.startsWith('commander.help') ? error.exitCode : EXIT_USAGE);
     })
     .action(async (flags: ExportFlags) => {
+      // Loaded on use: the storage stack must not slow down every other command.
+      const { runAuditExport } = await import('./audit-export-run.js');
       process.exitCode = await runAuditExport(flags);
     });
-}
-
-async function runAuditExport(flags: ExportFlags): Promise<number> {
-  let from: Date | undefined;
-  let to: Date | undefined;
-  try {
-    from = flags.from === undefined ? undefined : parseInstant('--from', flags.from);
-    to = flags.to === undefined ? undefined : parseInstant('--to', flags.to);
-    if (from && to && from.getTime() >= to.getTime()) {
-      throw new GatewayError(
-        'CONFIG_INVALID',
-        `--from ${flags.from} is not before --to ${flags.to}`,
-      );
-    }
-  } catch (error) {
-    process.stderr.write(`${formatErrorLine(error)}\n`);
-    return EXIT_USAGE;
-  }
-  let db: Database | undefined;
-  try {
-    db = await openForExport(flags.dataDir);
-    await requireMigrated(db);
-    const trail = await openAuditExport(db, { tenant: flags.tenant, from, to });
-    let count = 0;
-    const counted = async function* () {
-      for await (const entry of trail) {
-        count++;
-        yield entry;
-      }
-    };
-    const text = chunked(formatAuditExport(counted()));
-    const where = flags.output === undefined ? 'standard output' : flags.output;
-    if (flags.output === undefined) {
-      await pipeline(Readable.from(text), process.stdout, { end: false });
-    } else {
-      await writeFileAtomically(resolve(flags.output), text);
-    }
-    const slice = trail.filtered ? ' (a slice: verify with --partial)' : '';
-    process.stderr.write(
-      `audit export: ${count} ${count === 1 ? 'entry' : 'entries'} of tenant ${trail.tenantName} (${trail.tenantId}) from ${db.location} written to ${where}${slice}; chain head seq ${trail.head.seq} hash ${trail.head.hash}\n`,
-    );
-    return EXIT_OK;
-  } catch (error) {
-    process.stderr.write(`${formatErrorLine(error)}\n`);
-    return EXIT_FAILED;
-  } finally {
-    await db?.close().catch(() => {});
-  }
-}
-
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** An ISO 8601 date (UTC midnight) or a date-time with a zone; anything else is a usage error. */
-function parseInstant(option: string, text: string): Date {
-  const value = new Date(text);
-  if ((ISO_DATE.test(text) || ISO_DATE_TIME.test(text)) && !Number.isNaN(value.getTime())) {
-    return value;
-  }
-  const reason = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(text)
-    ? 'a time needs a zone (Z or ±hh:mm)'
-    : 'expected an ISO 8601 date or time';
-  throw new GatewayError(
-    'CONFIG_INVALID',
-    `${option} ${JSON.stringify(text)} is invalid: ${reason}, e.g. 2026-07-04 or 2026-07-04T10:00:00Z`,
-  );
-}
-
-async function openForExport(dataDirFlag: string | undefined): Promise<Database> {
-  const config = loadConfig();
-  if (dataDirFlag === undefined && config.databaseUrl) {
-    return openDatabase({
-      url: config.databaseUrl,
-      schema: config.databaseSchema,
-      maxConnections: 2,
-    });
-  }
-  const dataDir = dataDirFlag === undefined ? config.dataDir : resolve(dataDirFlag);
-  // Never create a database here: an export of a directory without one is a wrong path.
-  if (!(await isDirectory(join(dataDir, 'pgdata')))) {
-    throw new StorageError(
-      'STORAGE_DATA_DIR_MISSING',
-      `${dataDir} holds no gateway database (no pgdata directory)`,
-    );
-  }
-  // Checked before opening so a running gateway's directory is never touched; openDatabase
-  // checks again under the lock, for a gateway that starts in between.
-  const holder = await readDataDirLock(dataDir);
-  if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
-    const serving = typeof holder.url === 'string' ? ` serving ${holder.url}` : '';
-    throw new StorageError(
-      'STORAGE_DATA_DIR_IN_USE',
-      `data directory ${dataDir} is in use by process ${holder.pid}${serving}: stop that gateway to export from its embedded database, or run the gateways on PostgreSQL (DATABASE_URL) to export while they run`,
-    );
-  }
-  return openDatabase({ dataDir, lockOwner: { command: 'audit export' } });
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Fails with STORAGE_NOT_MIGRATED when a migration of this build is not applied. */
-async function requireMigrated(db: Database): Promise<void> {
-  const [bookkeeping] = await db.query<{ table: string | null }>(
-    `select to_regclass('_prisma_migrations')::text as "table"`,
-  );
-  const applied = new Set<string>();
-  if (bookkeeping?.table) {
-    const rows = await db.query<{ migration_name: string }>(
-      `select migration_name from "_prisma_migrations"
-       where finished_at is not null and rolled_back_at is null`,
-    );
-    for (const row of rows) applied.add(row.migration_name);
-  }
-  const pending = (await readMigrations()).filter((m) => !applied.has(m.name)).map((m) => m.name);
-  if (pending.length > 0) {
-    const what =
-      applied.size === 0
-        ? 'has never been migrated'
-        : `lacks ${pending.length} migration(s): ${pending.join(', ')}`;
-    throw new StorageError('STORAGE_NOT_MIGRATED', `the database at ${db.location} ${what}`);
-  }
-}
-
-async function* chunked(parts: AsyncIterable<string>): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const part of parts) {
-    buffer += part;
-    if (buffer.length >= CHUNK_BYTES) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  if (buffer !== '') yield buffer;
-}
-
-/** Writes next to `file`, then renames: a failed export never leaves a partial file behind. */
-async function writeFileAtomically(file: string, text: AsyncIterable<string>): Promise<void> {
-  const partial = `${file}.partial-${process.pid}`;
-  const out: Writable = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
-  try {
-    await pipeline(Readable.from(text), out);
-    await rename(partial, file);
-  } catch (error) {
-    await unlink(partial).catch(() => {});
-    throw error;
-  }
 }
