@@ -416,7 +416,7 @@ describe('batch envelope and limits', () => {
       'COMPLIANCE_BATCH_LIMIT_EXCEEDED',
     ],
     [
-      'inline policies over 512 KiB in all',
+      'inline policies over 384 KiB in all',
       { items: [1, 2, 3].map(() => ({ policy: `# ${'x'.repeat(200 * 1024)}` })) },
       413,
       'COMPLIANCE_BATCH_LIMIT_EXCEEDED',

@@ -28,7 +28,7 @@ export const DEFAULT_COMPLIANCE_LIMITS: ComplianceLimits = Object.freeze({
   maxItems: 100,
   maxToolCalls: 1000,
   maxPolicyBytes: 256 * 1024,
-  maxTotalPolicyBytes: 512 * 1024,
+  maxTotalPolicyBytes: 384 * 1024,
   maxPolicyTextNesting: 128,
   maxWork: 25_000_000,
 });
