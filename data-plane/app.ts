@@ -30,8 +30,8 @@ export async function buildDataPlaneApp(options: DataPlaneAppOptions): Promise<F
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   });
-  // Called on the root instance (not registered) so its error and not-found handlers are global.
-  await errorsPlugin(app);
+  // fastify-plugin wrapped: its error and not-found handlers apply to the whole app.
+  await app.register(errorsPlugin);
   await app.register(healthPlugin, { readiness: options.readiness });
   await app.register(compliancePlugin, options.compliance ?? {});
   return app;

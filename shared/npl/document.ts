@@ -6,6 +6,7 @@ import { isDocument, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { NplConditionAst } from './condition/ast.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';
 import { NplError, type NplIssue, type NplPathSegment } from './errors.js';
+import { estimateTextNesting } from './text-nesting.js';
 import {
   NPL_ACTIONS,
   NPL_SEVERITIES,
@@ -19,6 +20,8 @@ import { KEBAB_CASE, SEMVER } from './uri.js';
 const TOP_LEVEL_FIELDS = ['version', 'policyName', 'description', 'targetAgents', 'rules'];
 const RULE_FIELDS = ['ruleId', 'action', 'condition', 'alertSeverity'];
 const MAX_SOURCE_LENGTH = 64 * 1024 * 1024;
+/** Deepest nesting of a policy text (YAML flow and block levels) the parser is given. */
+export const MAX_TEXT_NESTING = 128;
 
 /** ASTs of the conditions of rules produced by parsePolicy. */
 const ruleAsts = new WeakMap<NplRule, NplConditionAst>();
@@ -65,6 +68,18 @@ function fromText(source: string): Located | NplIssue[] {
         code: 'syntax',
         message: `document is larger than ${MAX_SOURCE_LENGTH} characters`,
         path: [],
+      },
+    ];
+  }
+  // The YAML composer recurses once per nesting level: bound the depth from the tokens first, so
+  // hostile text gets an issue instead of exhausting the stack (or worse) inside the parser.
+  if (estimateTextNesting(source, MAX_TEXT_NESTING) > MAX_TEXT_NESTING) {
+    return [
+      {
+        code: 'limit_exceeded',
+        message: `document nests more than ${MAX_TEXT_NESTING} levels deep`,
+        path: [],
+        hint: 'an NPL document needs a handful of levels; flatten the document',
       },
     ];
   }

@@ -8,10 +8,10 @@ import {
   type CompliancePluginOptions,
   rateLimitKey,
 } from '../../data-plane/routes/compliance/index.js';
-import { estimateTextNesting } from '../../data-plane/routes/compliance/policy-text.js';
 import { patternWeight } from '../../data-plane/routes/compliance/work.js';
 import { ERROR_CODES } from '../../shared/errors/index.js';
 import { contentHash, parsePolicy } from '../../shared/npl/index.js';
+import { estimateTextNesting } from '../../shared/npl/text-nesting.js';
 
 const YAML_POLICY = `version: "1.0.0"
 policyName: payments-guard

@@ -18,9 +18,9 @@ import {
   parsePolicy,
   safeParsePolicy,
 } from '../../../shared/npl/index.js';
+import { estimateTextNesting } from '../../../shared/npl/text-nesting.js';
 import { type BatchItem, type ComplianceBatch, toolCallContext } from './envelope.js';
 import type { ComplianceLimits } from './limits.js';
-import { estimateTextNesting } from './policy-text.js';
 import { callWork, type PolicyCost, policyCost } from './work.js';
 
 export interface ItemError {
