@@ -10,6 +10,7 @@ import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
+import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { authPlugin } from '../data-plane/plugins/auth.js';
 import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
 import {
@@ -93,6 +94,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const upstream = createUpstreamClient(options.upstream);
   const executions = new ExecutionRegistry();
   const approvals = new ApprovalNotifier();
+  const keyUsage = new KeyUsageRecorder(db, { logger });
   const app = await buildDataPlaneApp({ logger, readiness: options.readiness });
   await app.register(authPlugin);
   await app.register(metricsPlugin, { metrics });
@@ -105,6 +107,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     metrics,
     approvals,
     requireMcpOAuth: options.requireMcpOAuth ?? false,
+    onKeyUse: (keyId) => keyUsage.record(keyId),
   });
   return {
     app,
@@ -117,6 +120,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     approvals,
     async stop() {
       publisher.stop();
+      await keyUsage.stop();
       await audit.close();
       await upstream.close();
     },

@@ -57,13 +57,18 @@ export function authenticate(
   return { snapshot, tenant: key.tenant, key };
 }
 
+/** Notes each successful use of a key (for `lastUsedAt`); must be cheap and never throw. */
+export type KeyUseListener = (keyId: string) => void;
+
 /** An onRequest hook that authenticates before the body is even read. */
-export function requireScope(store: SnapshotStore, scope: Scope) {
+export function requireScope(store: SnapshotStore, scope: Scope, onKeyUse?: KeyUseListener) {
   return async function authenticateRequest(
     request: FastifyRequest,
     _reply: FastifyReply,
   ): Promise<void> {
-    request.auth = authenticate(request.headers.authorization, store, scope);
+    const auth = authenticate(request.headers.authorization, store, scope);
+    request.auth = auth;
+    onKeyUse?.(auth.key.id);
   };
 }
 

@@ -20,7 +20,7 @@ import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
 import type { ExecutionRegistry } from '../../executions.js';
 import type { DetectorSignal } from '../../inspection/index.js';
-import { requireScope } from '../../plugins/auth.js';
+import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema, sendError, toGatewayError } from '../../plugins/errors.js';
 import type { GatewayMetrics } from '../../plugins/metrics.js';
 import type {
@@ -65,6 +65,8 @@ export interface InspectPluginOptions {
   readonly requireMcpOAuth?: boolean;
   /** Longest `wait` of the approval long-poll, in seconds. */
   readonly maxApprovalWaitSeconds?: number;
+  /** Notes key uses for `lastUsedAt`. */
+  readonly onKeyUse?: KeyUseListener;
 }
 
 const INSPECT_PATH = '/api/v1/mcp/gateway/inspect';
@@ -102,7 +104,7 @@ export async function inspectPlugin(
   app.post(
     INSPECT_PATH,
     {
-      onRequest: requireScope(store, SCOPES.AGENTS_EXECUTE),
+      onRequest: requireScope(store, SCOPES.AGENTS_EXECUTE, options.onKeyUse),
       schema: {
         summary: 'Inspect a tool call and allow, deny or hold it (spec §4.1).',
         body: { type: 'object', additionalProperties: true },
@@ -173,7 +175,7 @@ export async function inspectPlugin(
   app.get(
     APPROVAL_PATH,
     {
-      onRequest: requireScope(store, SCOPES.AGENTS_EXECUTE),
+      onRequest: requireScope(store, SCOPES.AGENTS_EXECUTE, options.onKeyUse),
       schema: {
         summary: 'Read an approval; with ?wait=<seconds> long-poll until it is decided.',
         params: {
@@ -458,13 +460,15 @@ export async function inspectPlugin(
     answer: InspectAnswer,
   ): Promise<FastifyReply> {
     if (!server) {
+      // Shadow mode forwards calls to servers that are not whitelisted too: say only what is true.
+      const whitelisted = tenant.policy.trustedServers.has(call.serverId);
       return upstreamFailure(
         request,
         reply,
         answer,
         'MCP_SERVER_UNAVAILABLE',
         502,
-        `server ${call.serverId} is whitelisted but not registered`,
+        `server ${call.serverId} is ${whitelisted ? 'whitelisted but ' : ''}not registered`,
       );
     }
     let accessToken: string | undefined;
