@@ -337,6 +337,29 @@ describe.each(['json', 'sse'] as const)(
         expect(await countAuditEntries(gateway.db, tenant.id)).toBe(audit);
       });
 
+      it('cannot forward to a server the tenant never registered: 502 with the counterfactual', async () => {
+        const { status, body: answer } = await gateway.inspect(
+          body('shadow', { server: 'nowhere' }),
+        );
+        expect(status).toBe(502);
+        expect(answer).toMatchObject({
+          decision: 'allow',
+          reasonCode: 'MCP_SERVER_UNAVAILABLE',
+          message: 'server nowhere is not registered',
+          enforced: false,
+          shadow: { decision: 'deny', reasonCode: 'MCP_SERVER_NOT_WHITELISTED' },
+        });
+        const shadow = answer.shadow as { auditId: string };
+        expect((await findAuditEntry(gateway.db, shadow.auditId))?.action).toBe(
+          'inspect.shadow_block',
+        );
+        const production = await gateway.inspect(body('production', { server: 'unregistered' }));
+        expect(production.status).toBe(502);
+        expect(production.body.message).toBe(
+          'server unregistered is whitelisted but not registered',
+        );
+      });
+
       it('still rejects a malformed request with 400, forwarding nothing', async () => {
         const requests = upstream.requests;
         const answer = await gateway.inspect({ ...body('shadow'), tool_name: 'read_rows' });
