@@ -187,8 +187,9 @@ class GroupCommitAuditWriter implements AuditWriter {
       this.appended++;
       if (!this.running) {
         this.running = true;
-        // Appends made in the same tick join the first batch.
-        queueMicrotask(() => void this.run());
+        // setImmediate, not a microtask: requests whose bytes have already arrived are parsed in
+        // this turn of the event loop, and their appends join the batch.
+        setImmediate(() => void this.run());
       }
     });
   }
@@ -210,6 +211,10 @@ class GroupCommitAuditWriter implements AuditWriter {
       this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
       await this.writeBatch(batch);
       this.settled += batch.length;
+      // PGlite runs queries synchronously on this thread, so while a batch was written no request
+      // could be parsed. Yield one turn of the event loop before taking the next batch, so the
+      // requests that queued up meanwhile append and share one commit instead of one each.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.waiters.length > 0) {
         const ready = this.waiters.filter((w) => w.target <= this.settled);
         this.waiters = this.waiters.filter((w) => w.target > this.settled);
