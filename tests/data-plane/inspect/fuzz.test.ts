@@ -130,17 +130,28 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
 
   const json = fc.jsonValue({ maxDepth: 4 });
   const args = fc.oneof(
-    fc.dictionary(fc.string(), json, { maxKeys: 5 }),
-    fc.record({ text: fc.constantFrom('hold', 'sim', 'block', 'hello', 'DROP TABLE t') }),
-    json,
+    { arbitrary: fc.dictionary(fc.string(), json, { maxKeys: 5 }), weight: 3 },
+    {
+      arbitrary: fc.record({
+        text: fc.constantFrom('hold', 'sim', 'block', 'hello', 'DROP TABLE t'),
+      }),
+      weight: 2,
+    },
+    { arbitrary: json, weight: 1 },
   );
   const tool = fc.oneof(
-    fc.constantFrom('echo', 'read_rows', 'drop_table', 'blocked_tool', 'fail'),
-    fc.string({ maxLength: 20 }),
+    {
+      arbitrary: fc.constantFrom('echo', 'read_rows', 'drop_table', 'blocked_tool', 'fail'),
+      weight: 3,
+    },
+    { arbitrary: fc.string({ maxLength: 20 }), weight: 1 },
   );
   /** Mostly the valid value (so runs get past validation into the pipeline), else anything. */
   const mostly = <T, U>(valid: fc.Arbitrary<T>, odd: fc.Arbitrary<U>) =>
-    fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: odd, weight: 1 });
+    fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: odd, weight: 1 });
+  /** Usually absent (undefined), sometimes a value. */
+  const rarely = <T>(value: fc.Arbitrary<T>) =>
+    fc.oneof({ arbitrary: fc.constant(undefined), weight: 5 }, { arbitrary: value, weight: 1 });
   /** Bodies shaped like inspect requests whose every field may be valid, odd, or absent. */
   const inspectLike = fc
     .record(
@@ -158,11 +169,11 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
         id: mostly(fc.integer(), fc.oneof(fc.string({ maxLength: 300 }), json)),
         method: mostly(fc.constantFrom('tools/call', 'tools/list', 'prompts/get'), fc.string()),
         arguments: args,
-        meta: fc.option(fc.dictionary(fc.string({ maxLength: 12 }), json, { maxKeys: 3 })),
-        requestExtra: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 2 })),
-        policy: fc.option(fc.oneof(fc.constant('svc://fuzz-rules@1.0.0'), fc.string(), json)),
-        approvalId: fc.option(fc.oneof(fc.uuid(), fc.string(), json)),
-        drop: fc.option(
+        meta: rarely(fc.dictionary(fc.string({ maxLength: 12 }), json, { maxKeys: 3 })),
+        requestExtra: rarely(fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 2 })),
+        policy: rarely(fc.oneof(fc.constant('svc://fuzz-rules@1.0.0'), fc.string(), json)),
+        approvalId: rarely(fc.oneof(fc.uuid(), fc.string(), json)),
+        drop: rarely(
           fc.constantFrom(
             'agent_id',
             'execution_id',
@@ -171,7 +182,6 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
             'execution_mode',
             'request',
           ),
-          { freq: 8 },
         ),
       },
       {
@@ -209,10 +219,8 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
         tool_name: f.tool,
         execution_mode: f.mode,
         request,
-        ...(f.policy === null || f.policy === undefined ? {} : { policy: f.policy }),
-        ...(f.approvalId === null || f.approvalId === undefined
-          ? {}
-          : { approval_id: f.approvalId }),
+        ...(f.policy === undefined ? {} : { policy: f.policy }),
+        ...(f.approvalId === undefined ? {} : { approval_id: f.approvalId }),
       };
       if (f.drop) delete body[f.drop];
       return body;
