@@ -563,11 +563,12 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
         scopes: ['agents:execute'],
         expiresAt: new Date(Date.now() - 1_000),
       });
+      const expiresAt = Date.now() + 2_500;
       const expiring = await createApiKey(gateway.db, {
         tenantId: tenant.id,
         name: 'expiring',
         scopes: ['agents:execute'],
-        expiresAt: new Date(Date.now() + 1_500),
+        expiresAt: new Date(expiresAt),
       });
       await gateway.sync();
       await expectUnauthenticated({ authorization: `Bearer ${stale.key}` });
@@ -576,7 +577,7 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
         200,
       );
       // The data plane checks expiry per request: no new snapshot is needed for it to bite.
-      await new Promise((resolve) => setTimeout(resolve, 1_700));
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 200));
       await expectUnauthenticated({ authorization: `Bearer ${expiring.key}` });
     });
 
