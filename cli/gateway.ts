@@ -6,6 +6,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { graphqlPlugin } from '../control-plane/graphql/server.js';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
@@ -109,6 +110,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     requireMcpOAuth: options.requireMcpOAuth ?? false,
     onKeyUse: (keyId) => keyUsage.record(keyId),
   });
+  await app.register(graphqlPlugin, { db, audit, store, publisher, approvals });
   return {
     app,
     audit,

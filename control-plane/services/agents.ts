@@ -43,3 +43,47 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
   ]);
   return { id };
 }
+
+export interface UpdateAgentInput {
+  readonly role?: string;
+  readonly allowedTools?: readonly string[];
+  readonly systemPrompt?: string;
+  readonly personaTone?: string | null;
+  readonly personaLanguage?: string | null;
+}
+
+/** Changes role, allowed tools or persona of an agent of the tenant; false when there is none. */
+export async function updateAgent(
+  db: Database,
+  tenantId: string,
+  id: string,
+  input: UpdateAgentInput,
+): Promise<boolean> {
+  if (input.role !== undefined && (input.role.trim() === '' || input.role.length > 100)) {
+    throw new GatewayError('REQUEST_INVALID', 'role must be 1-100 characters');
+  }
+  if (
+    input.allowedTools !== undefined &&
+    (input.allowedTools.length > 1000 ||
+      input.allowedTools.some((tool) => tool === '' || tool.length > 256))
+  ) {
+    throw new GatewayError(
+      'REQUEST_INVALID',
+      'allowedTools must be at most 1000 names of 1-256 characters',
+    );
+  }
+  const data = Object.fromEntries(
+    Object.entries({
+      role: input.role,
+      allowedTools: input.allowedTools ? [...input.allowedTools] : undefined,
+      systemPrompt: input.systemPrompt,
+      personaTone: input.personaTone,
+      personaLanguage: input.personaLanguage,
+    }).filter(([, value]) => value !== undefined),
+  );
+  return db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.agent.updateMany({ where: { id, tenantId }, data });
+    if (count > 0) await bumpConfigVersion(tx, tenantId);
+    return count > 0;
+  });
+}

@@ -22,15 +22,7 @@ export async function registerMcpServer(
   if (!SERVER_ID.test(input.serverId)) {
     throw new GatewayError('REQUEST_INVALID', 'serverId must be 1-128 letters, digits, . _ or -');
   }
-  let url: URL;
-  try {
-    url = new URL(input.url);
-  } catch {
-    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
-  }
+  const url = parseServerUrl(input.url);
   const id = randomUUID();
   const data = {
     url: url.toString(),
@@ -47,4 +39,65 @@ export async function registerMcpServer(
     bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { id: server.id };
+}
+
+function parseServerUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
+  }
+  return url;
+}
+
+export const MCP_TRANSPORTS = ['streamable-http'] as const;
+
+export interface UpdateMcpServerInput {
+  readonly url?: string;
+  readonly transport?: string;
+  readonly mockResults?: Readonly<Record<string, unknown>>;
+}
+
+/** Changes a registered server of the tenant (by its serverId); false when there is none. */
+export async function updateMcpServer(
+  db: Database,
+  tenantId: string,
+  serverId: string,
+  input: UpdateMcpServerInput,
+): Promise<boolean> {
+  if (
+    input.transport !== undefined &&
+    !(MCP_TRANSPORTS as readonly string[]).includes(input.transport)
+  ) {
+    throw new GatewayError(
+      'REQUEST_INVALID',
+      `transport must be one of ${MCP_TRANSPORTS.join(', ')}`,
+    );
+  }
+  const data: { url?: string; transport?: string; mockResults?: object } = {};
+  if (input.url !== undefined) data.url = parseServerUrl(input.url).toString();
+  if (input.transport !== undefined) data.transport = input.transport;
+  if (input.mockResults !== undefined) data.mockResults = input.mockResults as object;
+  return db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.mcpServer.updateMany({ where: { tenantId, serverId }, data });
+    if (count > 0) await bumpConfigVersion(tx, tenantId);
+    return count > 0;
+  });
+}
+
+/** Removes a registered server of the tenant; false when there is none. */
+export async function removeMcpServer(
+  db: Database,
+  tenantId: string,
+  serverId: string,
+): Promise<boolean> {
+  return db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.mcpServer.deleteMany({ where: { tenantId, serverId } });
+    if (count > 0) await bumpConfigVersion(tx, tenantId);
+    return count > 0;
+  });
 }

@@ -3,7 +3,13 @@
 // content under an existing version is refused.
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../shared/errors/index.js';
-import { contentHash, formatPolicyUri, parsePolicy } from '../../shared/npl/index.js';
+import {
+  BUNDLED_POLICIES,
+  contentHash,
+  formatPolicyUri,
+  parsePolicy,
+  parsePolicyUri,
+} from '../../shared/npl/index.js';
 import type { Database } from '../../storage/database.js';
 import { bumpConfigVersion } from './config-version.js';
 
@@ -54,4 +60,69 @@ export async function publishPolicyVersion(
     bumpConfigVersion(db.prisma, input.tenantId),
   ]);
   return { uri, contentHash: hash, created: true };
+}
+
+/**
+ * Adds `uri` to the tenant's pinned policies (evaluated on every inspect). The version must be
+ * published in the tenant or bundled: pinning a missing version would fail every call closed.
+ * Returns the pins after the change; pinning a pinned version changes nothing.
+ */
+export async function pinPolicy(
+  db: Database,
+  tenantId: string,
+  uri: string,
+  updatedBy: string,
+): Promise<string[]> {
+  const ref = parsePolicyUri(uri);
+  const bundled = BUNDLED_POLICIES.some(
+    (policy) => policy.policyName === ref.name && policy.version === ref.version,
+  );
+  return db.prisma.$transaction(async (tx) => {
+    if (!bundled) {
+      const published = await tx.nplPolicyVersion.findUnique({
+        where: { tenantId_name_version: { tenantId, name: ref.name, version: ref.version } },
+        select: { id: true },
+      });
+      if (!published) {
+        throw new GatewayError('NOT_FOUND', `${uri} is not published in this tenant`);
+      }
+    }
+    const policy = await tx.gatewayPolicy.findUniqueOrThrow({
+      where: { tenantId },
+      select: { pinnedPolicies: true },
+    });
+    if (policy.pinnedPolicies.includes(uri)) return policy.pinnedPolicies;
+    const pins = [...policy.pinnedPolicies, uri];
+    await tx.gatewayPolicy.update({
+      where: { tenantId },
+      data: { pinnedPolicies: pins, updatedBy },
+    });
+    await bumpConfigVersion(tx, tenantId);
+    return pins;
+  });
+}
+
+/** Removes `uri` from the tenant's pinned policies; returns the pins after the change. */
+export async function unpinPolicy(
+  db: Database,
+  tenantId: string,
+  uri: string,
+  updatedBy: string,
+): Promise<string[]> {
+  return db.prisma.$transaction(async (tx) => {
+    const policy = await tx.gatewayPolicy.findUniqueOrThrow({
+      where: { tenantId },
+      select: { pinnedPolicies: true },
+    });
+    if (!policy.pinnedPolicies.includes(uri)) {
+      throw new GatewayError('NOT_FOUND', `${uri} is not pinned`);
+    }
+    const pins = policy.pinnedPolicies.filter((pin) => pin !== uri);
+    await tx.gatewayPolicy.update({
+      where: { tenantId },
+      data: { pinnedPolicies: pins, updatedBy },
+    });
+    await bumpConfigVersion(tx, tenantId);
+    return pins;
+  });
 }

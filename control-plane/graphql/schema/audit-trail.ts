@@ -1,0 +1,135 @@
+// The tenant's audit trail: a relay connection, newest first, filtered by action, agent (the
+// entry's resourceId), decision (metadata.decision) and time range; and the chain check over a
+// range (the same verifier as `agent-gateway audit verify`).
+import { verifyAuditChain } from '../../../shared/audit/index.js';
+import { SCOPES } from '../../../shared/identity/scopes.js';
+import { openAuditExport } from '../../../storage/audit-export.js';
+import { builder } from '../builder.js';
+import { graphQLError } from '../errors.js';
+
+builder.prismaObject('AuditEntry', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    seq: t.string({
+      description: 'Position in the tenant chain, from 1 (a string: it may outgrow Int).',
+      select: { seq: true },
+      resolve: (entry) => entry.seq.toString(),
+    }),
+    action: t.exposeString('action'),
+    resourceType: t.exposeString('resourceType'),
+    resourceId: t.exposeString('resourceId'),
+    metadata: t.expose('metadata', { type: 'JSON' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    hash: t.exposeString('hash'),
+    prevHash: t.exposeString('prevHash'),
+  }),
+});
+
+function checkRange(from: Date | null | undefined, to: Date | null | undefined): void {
+  if (from && to && from.getTime() > to.getTime()) {
+    throw graphQLError('REQUEST_INVALID', 'from must not be after to');
+  }
+}
+
+builder.queryField('auditTrail', (t) =>
+  t.prismaConnection({
+    type: 'AuditEntry',
+    cursor: 'id',
+    authScopes: { scope: SCOPES.AUDIT_READ },
+    args: {
+      action: t.arg.string(),
+      agentId: t.arg.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
+      decision: t.arg.string({ description: 'metadata.decision, e.g. deny.' }),
+      from: t.arg({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
+      to: t.arg({ type: 'DateTime', description: 'Created before (exclusive).' }),
+    },
+    resolve: (query, _root, args, context) => {
+      checkRange(args.from, args.to);
+      return context.db.prisma.auditEntry.findMany({
+        ...query,
+        where: {
+          tenantId: context.caller.tenantId,
+          ...(args.action ? { action: args.action } : {}),
+          ...(args.agentId ? { resourceId: String(args.agentId) } : {}),
+          ...(args.decision ? { metadata: { path: ['decision'], equals: args.decision } } : {}),
+          ...(args.from || args.to
+            ? {
+                createdAt: {
+                  ...(args.from ? { gte: args.from } : {}),
+                  ...(args.to ? { lt: args.to } : {}),
+                },
+              }
+            : {}),
+        },
+        orderBy: { seq: 'desc' },
+      });
+    },
+  }),
+);
+
+interface Verification {
+  ok: boolean;
+  count: number;
+  head: string | null;
+  partial: boolean;
+  firstBroken: { index: number; id: string | null; code: string; message: string } | null;
+}
+
+const BrokenEntryRef = builder
+  .objectRef<NonNullable<Verification['firstBroken']>>('AuditBrokenEntry')
+  .implement({
+    fields: (t) => ({
+      index: t.exposeInt('index', { description: '0-based position in the verified range.' }),
+      id: t.exposeString('id', { nullable: true }),
+      code: t.exposeString('code'),
+      message: t.exposeString('message'),
+    }),
+  });
+
+const VerificationRef = builder.objectRef<Verification>('AuditVerification').implement({
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok'),
+    count: t.exposeInt('count', { description: 'Entries verified (before the first broken one).' }),
+    head: t.exposeString('head', { nullable: true, description: 'Hash of the last entry.' }),
+    partial: t.exposeBoolean('partial', {
+      description: "true for a range: its first entry's link to earlier entries is taken on trust.",
+    }),
+    firstBroken: t.field({ type: BrokenEntryRef, nullable: true, resolve: (v) => v.firstBroken }),
+  }),
+});
+
+builder.queryField('verifyAuditTrail', (t) =>
+  t.field({
+    type: VerificationRef,
+    description: "Checks the hash chain of the tenant's entries in [from, to) (all when omitted).",
+    authScopes: { scope: SCOPES.AUDIT_READ },
+    args: {
+      from: t.arg({ type: 'DateTime' }),
+      to: t.arg({ type: 'DateTime' }),
+    },
+    resolve: async (_root, args, context) => {
+      checkRange(args.from, args.to);
+      const trail = await openAuditExport(context.db, {
+        tenant: context.caller.tenantId,
+        from: args.from ?? undefined,
+        to: args.to ?? undefined,
+      });
+      const partial = trail.filtered;
+      const result = await verifyAuditChain(trail, {
+        partial,
+        ...(!partial && trail.head.seq > 0 ? { expectedHead: trail.head.hash } : {}),
+      });
+      if (result.ok) {
+        return { ok: true, count: result.count, head: result.head, partial, firstBroken: null };
+      }
+      const { index, id, code, message } = result.firstBroken;
+      return {
+        ok: false,
+        count: result.count,
+        head: null,
+        partial,
+        firstBroken: { index, id, code, message },
+      };
+    },
+  }),
+);

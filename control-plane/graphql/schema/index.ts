@@ -1,0 +1,15 @@
+// Imports every domain (each registers its types and fields on the builder) and builds the
+// schema. The printed form is committed as schema/schema.graphql (print-schema.ts).
+import { builder } from '../builder.js';
+import './errors.js';
+import './tenants.js';
+import './api-keys.js';
+import './gateway-policy.js';
+import './mcp-servers.js';
+import './npl-policies.js';
+import './agents.js';
+import './approvals.js';
+import './audit-trail.js';
+import './data-planes.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

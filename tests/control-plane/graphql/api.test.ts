@@ -1,0 +1,407 @@
+// The GraphQL API over real HTTP against a real single-process gateway, on both databases:
+// every domain's queries and mutations, typed validation errors, scopes, tenant isolation, and
+// that changes made through GraphQL are enforced by the data plane on the very next inspect.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
+import { describeEachDatabase } from '../../support/databases.js';
+import {
+  inspectBody,
+  startTestGateway,
+  type TestGateway,
+  type TestTenant,
+} from '../../support/gateway.js';
+import { errorCodes, graphql, type Loose } from './support.js';
+
+const HOLD_POLICY = `policyName: hold-writes
+version: 1.0.0
+targetAgents: ['*']
+rules:
+  - ruleId: hold_write
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'write'"
+    alertSeverity: MEDIUM
+`;
+
+describeEachDatabase('GraphQL API', (kind) => {
+  let gw: TestGateway;
+  let admin: string;
+  let other: TestTenant;
+  let otherAdmin: string;
+  const q = <T = Record<string, Loose>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    key = admin,
+  ) => graphql<T>(gw.url, key, query, variables);
+
+  beforeAll(async () => {
+    gw = await startTestGateway(kind);
+    admin = await gw.addApiKey(gw.tenant.id, [...ALL_SCOPES]);
+    other = await gw.addTenant();
+    otherAdmin = await gw.addApiKey(
+      other.id,
+      [...ALL_SCOPES].filter((s) => s !== 'tenants:admin'),
+    );
+  });
+  afterAll(() => gw?.close());
+
+  it('me names the key, its scopes and its tenant', async () => {
+    const answer = await q('{ me { apiKeyId scopes tenant { id name configVersion } } }');
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data?.me.tenant.id).toBe(gw.tenant.id);
+    expect(answer.data?.me.scopes).toEqual([...ALL_SCOPES].sort());
+  });
+
+  it('tenants: an admin lists and creates tenants; the new key works at once', async () => {
+    const created = await q(
+      'mutation($i: CreateTenantInput!) { createTenant(input: $i) { tenant { id name } secret } }',
+      { i: { name: `gq-${kind}`, initialKeyScopes: ['policies:manage'] } },
+    );
+    expect(created.errors).toBeUndefined();
+    const { tenant, secret } = created.data!.createTenant;
+    const me = await q('{ me { tenant { id } scopes } }', {}, secret);
+    expect(me.data?.me).toEqual({ tenant: { id: tenant.id }, scopes: ['policies:manage'] });
+    const list = await q('{ tenants { id } }');
+    expect(list.data?.tenants.map((t: { id: string }) => t.id)).toContain(tenant.id);
+    const refused = await q('{ tenants { id } }', {}, otherAdmin);
+    expect(errorCodes(refused)).toEqual(['AUTH_INSUFFICIENT_SCOPE']);
+  });
+
+  it('api keys: create returns the secret once, list never shows it, revoke stops the key', async () => {
+    const created = await q(
+      'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { apiKey { id prefix scopes } secret } }',
+      { i: { name: 'ci', scopes: ['audit:read'] } },
+    );
+    const { apiKey, secret } = created.data!.createApiKey;
+    expect(secret).toMatch(/^agk_/);
+    const listed = await q('{ apiKeys { id prefix scopes } }');
+    expect(JSON.stringify(listed.data)).not.toContain(secret);
+    expect(listed.data?.apiKeys).toContainEqual(apiKey);
+    expect((await q('{ me { apiKeyId } }', {}, secret)).data?.me.apiKeyId).toBe(apiKey.id);
+    const revoked = await q('mutation($id: ID!) { revokeApiKey(id: $id) { revokedAt } }', {
+      id: apiKey.id,
+    });
+    expect(revoked.data?.revokeApiKey.revokedAt).toBeTruthy();
+    expect((await graphql(gw.url, secret, '{ me { apiKeyId } }')).status).toBe(401);
+    const escalate = await q(
+      'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }',
+      { i: { name: 'x', scopes: ['tenants:admin'] } },
+      otherAdmin,
+    );
+    expect(errorCodes(escalate)).toEqual(['AUTH_INSUFFICIENT_SCOPE']);
+  });
+
+  it('gateway policy: a bad change lists every wrong field and stores nothing', async () => {
+    const answer = await q(
+      `mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) {
+        __typename ... on GatewayPolicyValidationError { code issues { field message } } } }`,
+      {
+        i: {
+          allowedModes: ['production', 'warp'],
+          maxDelegationDepth: 99,
+          oauthMode: 'magic',
+          approvalTtlSeconds: 1,
+          exfilBulkExportLimit: 0,
+          pinnedPolicies: ['not-a-uri'],
+        },
+      },
+    );
+    const result = answer.data?.updateGatewayPolicy;
+    expect(result.__typename).toBe('GatewayPolicyValidationError');
+    expect(result.issues.map((i: { field: string }) => i.field).sort()).toEqual(
+      [
+        'allowedModes[1]',
+        'approvalTtlSeconds',
+        'exfilBulkExportLimit',
+        'maxDelegationDepth',
+        'oauthMode',
+        'pinnedPolicies[0]',
+      ].sort(),
+    );
+    const policy = await q('{ gatewayPolicy { maxDelegationDepth oauthMode } }');
+    expect(policy.data?.gatewayPolicy).toEqual({ maxDelegationDepth: 3, oauthMode: 'none' });
+  });
+
+  it('a gateway policy change through GraphQL is enforced on the very next inspect', async () => {
+    const agentId = gw.tenant.agentId;
+    await q('mutation($i: RegisterMcpServerInput!) { registerMcpServer(input: $i) { serverId } }', {
+      i: { serverId: 'files', url: 'http://127.0.0.1:9/mcp', mockResults: { echo: { ok: 1 } } },
+    });
+    expect((await gw.inspect(inspectBody(agentId))).body.reasonCode).toBe(
+      'MCP_SERVER_NOT_WHITELISTED',
+    );
+    const update = await q(
+      `mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) {
+        __typename ... on MutationUpdateGatewayPolicySuccess { data { trustedServers } } } }`,
+      { i: { trustedServers: ['files'] } },
+    );
+    expect(update.data?.updateGatewayPolicy.data.trustedServers).toEqual(['files']);
+    const allowed = await gw.inspect(inspectBody(agentId));
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.decision).toBe('allow');
+    await q('mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) { __typename } }', {
+      i: { blockedTools: ['echo'] },
+    });
+    expect((await gw.inspect(inspectBody(agentId))).body.reasonCode).toBe('MCP_METHOD_BLOCKED');
+    await q('mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) { __typename } }', {
+      i: { blockedTools: [] },
+    });
+  });
+
+  it('mcp servers: list, update and remove (NOT_FOUND for another tenant)', async () => {
+    const updated = await q(
+      'mutation($i: UpdateMcpServerInput!) { updateMcpServer(serverId: "files", input: $i) { url transport mockResults } }',
+      { i: { url: 'http://127.0.0.1:10/mcp', mockResults: { echo: { ok: 2 } } } },
+    );
+    expect(updated.data?.updateMcpServer).toEqual({
+      url: 'http://127.0.0.1:10/mcp',
+      transport: 'STREAMABLE_HTTP',
+      mockResults: { echo: { ok: 2 } },
+    });
+    const list = await q('{ mcpServers { serverId } }');
+    expect(list.data?.mcpServers).toEqual([{ serverId: 'files' }]);
+    expect((await q('{ mcpServers { serverId } }', {}, otherAdmin)).data?.mcpServers).toEqual([]);
+    const foreign = await q('mutation { removeMcpServer(serverId: "files") }', {}, otherAdmin);
+    expect(errorCodes(foreign)).toEqual(['NOT_FOUND']);
+    await q(
+      'mutation { registerMcpServer(input: { serverId: "tmp", url: "http://127.0.0.1:11/" }) { id } }',
+    );
+    expect((await q('mutation { removeMcpServer(serverId: "tmp") }')).data?.removeMcpServer).toBe(
+      true,
+    );
+  });
+
+  it('npl: a bad document returns the engine issues with paths and positions', async () => {
+    const answer = await q(
+      `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+        __typename ... on NplDocumentError { issues { code path line column source { line column } } } } }`,
+      { i: { source: HOLD_POLICY.replace("tool.name == 'write'", 'tool.name == ') } },
+    );
+    const result = answer.data?.publishNplPolicy;
+    expect(result.__typename).toBe('NplDocumentError');
+    expect(result.issues).toContainEqual({
+      code: 'condition_syntax',
+      path: 'rules[0].condition',
+      line: 1,
+      column: expect.any(Number),
+      source: { line: 7, column: expect.any(Number) },
+    });
+  });
+
+  it('npl + approvals: publish, pin, a held call is approved through GraphQL and passes once', async () => {
+    const published = await q(
+      `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+        ... on MutationPublishNplPolicySuccess { data { uri created policyVersion { contentHash } } } } }`,
+      { i: { source: HOLD_POLICY } },
+    );
+    expect(published.data?.publishNplPolicy.data).toMatchObject({
+      uri: 'svc://hold-writes@1.0.0',
+      created: true,
+    });
+    const versions = await q(
+      '{ nplPolicyVersions { uri } nplPolicyVersion(uri: "svc://hold-writes@1.0.0") { name version } }',
+    );
+    expect(versions.data?.nplPolicyVersions).toEqual([{ uri: 'svc://hold-writes@1.0.0' }]);
+    expect(versions.data?.nplPolicyVersion).toEqual({ name: 'hold-writes', version: '1.0.0' });
+    const changed = await q(
+      'mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) { __typename } }',
+      { i: { source: HOLD_POLICY.replace('hold_write', 'other') } },
+    );
+    expect(errorCodes(changed)).toEqual(['REQUEST_INVALID']);
+    const pinned = await q('mutation { pinNplPolicy(uri: "svc://hold-writes@1.0.0") }');
+    expect(pinned.data?.pinNplPolicy).toEqual(['svc://hold-writes@1.0.0']);
+
+    const call = inspectBody(gw.tenant.agentId, { tool: 'write' });
+    const held = await gw.inspect(call);
+    expect(held.status).toBe(202);
+    const approvalId = (held.body.approval as { id: string }).id;
+    const pending = await q(
+      '{ approvals(status: PENDING) { edges { node { id status toolName agent { id } } } } }',
+    );
+    expect(pending.data?.approvals.edges.map((e: Loose) => e.node)).toEqual([
+      { id: approvalId, status: 'PENDING', toolName: 'write', agent: { id: gw.tenant.agentId } },
+    ]);
+    const foreign = await q(
+      'mutation($id: ID!) { approveApproval(id: $id) { id } }',
+      { id: approvalId },
+      otherAdmin,
+    );
+    expect(errorCodes(foreign)).toEqual(['APPROVAL_NOT_FOUND']);
+    const approved = await q(
+      'mutation($id: ID!) { approveApproval(id: $id, reason: "looks fine") { status decidedBy decisionReason } }',
+      { id: approvalId },
+    );
+    expect(approved.data?.approveApproval).toMatchObject({
+      status: 'APPROVED',
+      decisionReason: 'looks fine',
+    });
+    const again = await q('mutation($id: ID!) { rejectApproval(id: $id) { id } }', {
+      id: approvalId,
+    });
+    expect(errorCodes(again)).toEqual(['REQUEST_INVALID']);
+    const passed = await gw.inspect(inspectBody(gw.tenant.agentId, { tool: 'write', approvalId }));
+    expect(passed.status).toBe(200);
+    const trail = await q(
+      '{ auditTrail(action: "approval.approved") { edges { node { resourceId metadata } } } }',
+    );
+    expect(trail.data?.auditTrail.edges[0].node).toMatchObject({
+      resourceId: approvalId,
+      metadata: {
+        decision: 'approved',
+        reason: 'looks fine',
+        decidedBy: approved.data?.approveApproval.decidedBy,
+      },
+    });
+    const unpinned = await q('mutation { unpinNplPolicy(uri: "svc://hold-writes@1.0.0") }');
+    expect(unpinned.data?.unpinNplPolicy).toEqual([]);
+  });
+
+  it('agents: create, list as a connection, read, update; isolated per tenant', async () => {
+    const created = await q(
+      'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id role allowedTools } }',
+      {
+        i: {
+          name: 'writer',
+          publicKey: `z-${kind}-writer`,
+          role: 'writer',
+          allowedTools: ['write'],
+        },
+      },
+    );
+    const id = created.data?.createAgent.id;
+    expect(created.data?.createAgent).toMatchObject({ role: 'writer', allowedTools: ['write'] });
+    const updated = await q(
+      'mutation($id: ID!, $i: UpdateAgentInput!) { updateAgent(id: $id, input: $i) { role allowedTools personaTone } }',
+      { id, i: { role: 'reviewer', allowedTools: ['read'], personaTone: 'terse' } },
+    );
+    expect(updated.data?.updateAgent).toEqual({
+      role: 'reviewer',
+      allowedTools: ['read'],
+      personaTone: 'terse',
+    });
+    const page = await q(
+      '{ agents(first: 1) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }',
+    );
+    expect(page.data?.agents.edges).toHaveLength(1);
+    expect(page.data?.agents.pageInfo.hasNextPage).toBe(true);
+    const own = await q('{ agents(first: 50) { edges { node { id } } } }', {}, otherAdmin);
+    expect(own.data?.agents.edges.map((e: Loose) => e.node.id)).toEqual([other.agentId]);
+    expect(
+      (await q('query($id: ID!) { agent(id: $id) { id } }', { id }, otherAdmin)).data?.agent,
+    ).toBeNull();
+    const foreign = await q(
+      'mutation($id: ID!) { updateAgent(id: $id, input: { role: "x" }) { id } }',
+      { id },
+      otherAdmin,
+    );
+    expect(errorCodes(foreign)).toEqual(['NOT_FOUND']);
+  });
+
+  it('audit trail: filters by action, agent, decision and time; verify checks the chain', async () => {
+    await gw.setPolicy(gw.tenant.id, { trustedServers: [] });
+    const denied = await gw.inspect(inspectBody(gw.tenant.agentId));
+    expect(denied.status).toBe(403);
+    const deny = await q(
+      'query($a: ID) { auditTrail(decision: "deny", agentId: $a, first: 5) { edges { node { action resourceId seq } } } }',
+      { a: gw.tenant.agentId },
+    );
+    expect(deny.data?.auditTrail.edges.length).toBeGreaterThan(0);
+    for (const edge of deny.data?.auditTrail.edges ?? []) {
+      expect(edge.node).toMatchObject({ action: 'inspect.deny', resourceId: gw.tenant.agentId });
+    }
+    const future = await q(
+      '{ auditTrail(from: "2999-01-01T00:00:00Z") { edges { node { id } } } }',
+    );
+    expect(future.data?.auditTrail.edges).toEqual([]);
+    const verified = await q('{ verifyAuditTrail { ok count partial head } }');
+    expect(verified.data?.verifyAuditTrail).toMatchObject({ ok: true, partial: false });
+    expect(verified.data?.verifyAuditTrail.count).toBeGreaterThan(3);
+    const foreign = await q('{ auditTrail { edges { node { resourceId } } } }', {}, otherAdmin);
+    expect(JSON.stringify(foreign.data)).not.toContain(gw.tenant.agentId);
+  });
+
+  it('data planes: listed for tenants:admin only', async () => {
+    expect((await q('{ dataPlanes { id name } }')).data?.dataPlanes).toEqual([]);
+    expect(errorCodes(await q('{ dataPlanes { id } }', {}, otherAdmin))).toEqual([
+      'AUTH_INSUFFICIENT_SCOPE',
+    ]);
+  });
+});
+
+describe('GraphQL API security', () => {
+  let gw: TestGateway;
+  let admin: string;
+  beforeAll(async () => {
+    gw = await startTestGateway('pglite');
+    admin = await gw.addApiKey(gw.tenant.id, [...ALL_SCOPES]);
+  });
+  afterAll(() => gw?.close());
+
+  it('answers 401 without a valid API key, before GraphQL runs', async () => {
+    for (const key of [undefined, 'agk_nope_nope']) {
+      const answer = await fetch(`${gw.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
+        body: JSON.stringify({ query: '{ me { apiKeyId } }' }),
+      });
+      expect(answer.status).toBe(401);
+      expect(((await answer.json()) as { reasonCode: string }).reasonCode).toBe(
+        'AUTH_INVALID_API_KEY',
+      );
+    }
+  });
+
+  it('an agents:execute key can neither read nor change the policy', async () => {
+    const read = await graphql(gw.url, gw.tenant.key, '{ gatewayPolicy { trustedServers } }');
+    expect(errorCodes(read)).toEqual(['AUTH_INSUFFICIENT_SCOPE']);
+    expect(read.errors?.[0]?.message).toContain('policies:manage');
+    const write = await graphql(
+      gw.url,
+      gw.tenant.key,
+      'mutation { updateGatewayPolicy(input: { trustedServers: ["x"] }) { __typename } }',
+    );
+    expect(errorCodes(write)).toEqual(['AUTH_INSUFFICIENT_SCOPE']);
+  });
+
+  it('CSRF: a POST with text/plain, or a GET without the header, is refused', async () => {
+    const plain = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query: 'mutation { removeMcpServer(serverId: "x") }' }),
+    });
+    expect(plain.status).toBe(403);
+    const get = await graphql(gw.url, admin, '{ me { apiKeyId } }', {}, { method: 'GET' });
+    expect(get.status).toBe(403);
+    const withHeader = await graphql(
+      gw.url,
+      admin,
+      '{ me { apiKeyId } }',
+      {},
+      {
+        method: 'GET',
+        headers: { 'x-agent-gateway-csrf': '1' },
+      },
+    );
+    expect(withHeader.status).toBe(200);
+  });
+
+  it('refuses an absurdly deep query', async () => {
+    const deep = `{ agents { edges { node { ${'parent { '.repeat(30)}id${' }'.repeat(30)} } } } }`;
+    const answer = await graphql(gw.url, admin, deep);
+    expect(answer.data ?? null).toBeNull();
+    expect(answer.errors?.[0]?.message).toMatch(/depth/i);
+  });
+
+  it('masks unexpected errors and does not leak internals', async () => {
+    const answer = await graphql(
+      gw.url,
+      admin,
+      '{ auditTrail(first: 5, after: "bogus") { edges { node { id } } } }',
+    );
+    const text = JSON.stringify(answer);
+    expect(text).not.toMatch(/prisma|stack|at .*\.ts/i);
+    expect(answer.errors?.length).toBeGreaterThan(0);
+  });
+});
