@@ -81,10 +81,10 @@ export const ERROR_CODES = {
     summary: "The execution mode is not among the tenant's allowed modes.",
     hint: "Use one of the gateway policy's allowed modes, or change the policy.",
   },
-  MCP_SERVER_UNAVAILABLE: {
-    status: 502,
-    summary: 'The whitelisted server is not registered, so the call cannot be forwarded.',
-    hint: 'Register the MCP server (URL and transport) for the tenant.',
+  MCP_SERVER_NOT_REGISTERED: {
+    status: 404,
+    summary: 'The tenant has not registered this server, so the call cannot be forwarded.',
+    hint: 'Register the MCP server (URL and transport) for the tenant, or use simulation mode.',
   },
   MCP_OAUTH_UNAVAILABLE: {
     status: 503,

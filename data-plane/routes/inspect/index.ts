@@ -117,6 +117,7 @@ export async function inspectPlugin(
           503: inspectAnswerSchema,
           504: inspectAnswerSchema,
           401: errorBodySchema,
+          404: inspectAnswerSchema,
           409: inspectAnswerSchema,
         },
       },
@@ -466,8 +467,8 @@ export async function inspectPlugin(
         request,
         reply,
         answer,
-        'MCP_SERVER_UNAVAILABLE',
-        502,
+        'MCP_SERVER_NOT_REGISTERED',
+        404,
         `server ${call.serverId} is ${whitelisted ? 'whitelisted but ' : ''}not registered`,
       );
     }

@@ -113,15 +113,15 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
   }
 
   /**
-   * The one 5xx an inspect body can cause here: shadow mode forwards whatever it would have
-   * denied, and a server the tenant never registered cannot be reached (502, as in production
-   * for a whitelisted server without a registration; modes.test.ts pins it).
+   * Shadow mode forwards whatever it would have denied, and a server the tenant never
+   * registered cannot be reached (404, as in production for a whitelisted server without a
+   * registration; modes.test.ts pins it).
    */
   function isShadowToUnknownServer(status: number, body: unknown): boolean {
     const answer = body as Record<string, unknown> | null;
     return (
-      status === 502 &&
-      answer?.reasonCode === 'MCP_SERVER_UNAVAILABLE' &&
+      status === 404 &&
+      answer?.reasonCode === 'MCP_SERVER_NOT_REGISTERED' &&
       answer.executionMode === 'shadow' &&
       (answer.shadow as { reasonCode?: unknown } | undefined)?.reasonCode ===
         'MCP_SERVER_NOT_WHITELISTED'

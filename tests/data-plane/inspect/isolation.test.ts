@@ -109,8 +109,8 @@ describeEachDatabase('tenant isolation on inspect', (kind) => {
     const { status, body } = await gateway.inspect(production(b.agentId, { server: 'private' }), {
       key: b.key,
     });
-    expect(status).toBe(502);
-    expect(body.reasonCode).toBe('MCP_SERVER_UNAVAILABLE');
+    expect(status).toBe(404);
+    expect(body.reasonCode).toBe('MCP_SERVER_NOT_REGISTERED');
     expect(upstreamA.requests).toBe(requests);
   });
 

@@ -337,14 +337,14 @@ describe.each(['json', 'sse'] as const)(
         expect(await countAuditEntries(gateway.db, tenant.id)).toBe(audit);
       });
 
-      it('cannot forward to a server the tenant never registered: 502 with the counterfactual', async () => {
+      it('cannot forward to a server the tenant never registered: 404 with the counterfactual', async () => {
         const { status, body: answer } = await gateway.inspect(
           body('shadow', { server: 'nowhere' }),
         );
-        expect(status).toBe(502);
+        expect(status).toBe(404);
         expect(answer).toMatchObject({
           decision: 'allow',
-          reasonCode: 'MCP_SERVER_UNAVAILABLE',
+          reasonCode: 'MCP_SERVER_NOT_REGISTERED',
           message: 'server nowhere is not registered',
           enforced: false,
           shadow: { decision: 'deny', reasonCode: 'MCP_SERVER_NOT_WHITELISTED' },
@@ -354,7 +354,7 @@ describe.each(['json', 'sse'] as const)(
           'inspect.shadow_block',
         );
         const production = await gateway.inspect(body('production', { server: 'unregistered' }));
-        expect(production.status).toBe(502);
+        expect(production.status).toBe(404);
         expect(production.body.message).toBe(
           'server unregistered is whitelisted but not registered',
         );

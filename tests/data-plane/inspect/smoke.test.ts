@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../../support/gateway.js';
 

@@ -440,19 +440,19 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
     });
   });
 
-  describe('5xx upstream rows (decision allow, nothing audited as a deny)', () => {
-    it('502 MCP_SERVER_UNAVAILABLE: whitelisted but not registered', async () => {
+  describe('forward failure rows (decision allow, nothing audited as a deny)', () => {
+    it('404 MCP_SERVER_NOT_REGISTERED: whitelisted but not registered', async () => {
       const { status, body } = await withoutForward(() =>
         gateway.inspect(production({ server: 'ghost' })),
       );
-      expect(status).toBe(502);
+      expect(status).toBe(404);
       expect(body).toMatchObject({
         decision: 'allow',
-        reasonCode: 'MCP_SERVER_UNAVAILABLE',
+        reasonCode: 'MCP_SERVER_NOT_REGISTERED',
         response: {
           jsonrpc: '2.0',
           id: 1,
-          error: { data: { reasonCode: 'MCP_SERVER_UNAVAILABLE' } },
+          error: { data: { reasonCode: 'MCP_SERVER_NOT_REGISTERED' } },
         },
       });
     });
