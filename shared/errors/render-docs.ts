@@ -5,7 +5,7 @@ import { ERROR_CODES, type ErrorCodeInfo } from './codes.js';
 export function renderErrorDocs(): string {
   const rows = (Object.entries(ERROR_CODES) as [string, ErrorCodeInfo][]).map(
     ([code, info]) =>
-      `| \`${code}\` | ${info.status ?? 'CLI only'} | ${escape(info.summary)} | ${escape(info.hint)} |`,
+      `| \`${code}\` | ${info.status ?? 'CLI only'} | ${escapePipes(info.summary)} | ${escapePipes(info.hint)} |`,
   );
   return [
     '# Error and reason codes',
@@ -25,6 +25,6 @@ export function renderErrorDocs(): string {
   ].join('\n');
 }
 
-function escape(text: string): string {
+function escapePipes(text: string): string {
   return text.replaceAll('|', '\\|');
 }
