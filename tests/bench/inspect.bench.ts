@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { RAW_ECHO_SERVER } from './echo-upstream.js';
 import type { LatencySummary, LoadRequest, LoadResult, LoadSpec } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
 
@@ -33,34 +34,6 @@ const BUDGET = {
 };
 
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
-
-// The raw node:http MCP-ish echo upstream of upstream.bench.ts: the SDK's own cost would hide ours.
-const RAW_ECHO_SERVER = `
-import { createServer } from 'node:http';
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const m = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    let body;
-    if (m.method === 'initialize') {
-      body = { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } } };
-    } else if (m.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    } else {
-      body = { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: JSON.stringify(m.params.arguments) }] } };
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/mcp' }));
-});
-`;
 
 async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', RAW_ECHO_SERVER], {

@@ -9,26 +9,8 @@ import {
   DEFAULT_DESTRUCTIVE_TOOL_PATTERNS,
   type ToolCallView,
 } from '../../data-plane/inspection/index.js';
+import { keepAlive, measureNsPerCall } from './measure.js';
 import type { BenchContext, BenchRow } from './run.js';
-
-const ROUNDS = 7;
-const ROUND_MS = 150;
-let sink = 0;
-
-function measure(run: (i: number) => number): number {
-  const batch = (n: number) => {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) sink += run(i);
-    return Number(process.hrtime.bigint() - t0);
-  };
-  let n = 1000;
-  while (batch(n) < 20e6 && n < 1e9) n *= 2;
-  const perBatch = Math.max(1, Math.round((n * ROUND_MS * 1e6) / Math.max(1, batch(n))));
-  const samples: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) samples.push(batch(perBatch) / perBatch);
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
-}
 
 const call = (toolName: string, args: unknown): ToolCallView => ({
   method: 'tools/call',
@@ -92,23 +74,27 @@ export default async function inspection(ctx: BenchContext): Promise<void> {
 
   const rows: BenchRow[] = [];
   ctx.progress('destructive');
-  rows.push(row('destructive', 'benign (4 typical calls)', measure(cycle(destructive, BENIGN))));
+  rows.push(
+    row('destructive', 'benign (4 typical calls)', measureNsPerCall(cycle(destructive, BENIGN))),
+  );
   rows.push(
     row(
       'destructive',
       'destructive (SQL, shell, HTTP, name)',
-      measure(cycle(destructive, DESTRUCTIVE)),
+      measureNsPerCall(cycle(destructive, DESTRUCTIVE)),
     ),
   );
   ctx.progress('exfiltration');
-  rows.push(row('exfiltration', 'benign (4 typical calls)', measure(cycle(exfiltration, BENIGN))));
+  rows.push(
+    row('exfiltration', 'benign (4 typical calls)', measureNsPerCall(cycle(exfiltration, BENIGN))),
+  );
   rows.push(
     row(
       'exfiltration',
       'exfiltrating (URL, token, bulk, email)',
-      measure(cycle(exfiltration, EXFILTRATION)),
+      measureNsPerCall(cycle(exfiltration, EXFILTRATION)),
     ),
   );
   ctx.report('Inspection detectors (median ns per call, default limits)', rows);
-  if (sink === -1) console.log(sink);
+  keepAlive();
 }

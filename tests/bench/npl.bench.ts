@@ -15,26 +15,8 @@ import {
   type NplPolicy,
   parsePolicy,
 } from '../../shared/npl/index.js';
+import { keepAlive, measureNsPerCall } from './measure.js';
 import type { BenchContext, BenchRow } from './run.js';
-
-const ROUNDS = 7;
-const ROUND_MS = 150;
-let sink = 0;
-
-function measure(run: (i: number) => number): number {
-  const batch = (n: number) => {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) sink += run(i);
-    return Number(process.hrtime.bigint() - t0);
-  };
-  let n = 1000;
-  while (batch(n) < 20e6 && n < 1e9) n *= 2; // warm-up and calibration (~20 ms batches)
-  const perBatch = Math.max(1, Math.round((n * ROUND_MS * 1e6) / Math.max(1, batch(n))));
-  const samples: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) samples.push(batch(perBatch) / perBatch);
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
-}
 
 function row(engine: string, policy: string, ns: number, baseline?: number): BenchRow {
   return {
@@ -194,13 +176,13 @@ export default async function nplBench(ctx: BenchContext): Promise<void> {
   const rows: BenchRow[] = [];
   for (const c of cases) {
     ctx.progress(c.name);
-    const base = measure(ours(c.policy, c.inputs));
+    const base = measureNsPerCall(ours(c.policy, c.inputs));
     rows.push(row('npl (ours)', c.name, base));
-    const cedarNs = measure(cedarEvaluator(c.policy.policyName, c.cedarRules, c.inputs));
+    const cedarNs = measureNsPerCall(cedarEvaluator(c.policy.policyName, c.cedarRules, c.inputs));
     rows.push(row('cedar-wasm', c.name, cedarNs, base));
     if (reference) {
       const evaluate = reference;
-      const refNs = measure(
+      const refNs = measureNsPerCall(
         (i) =>
           ACTION_CODE[
             evaluate({ policy: c.policy, context: c.inputs[i % c.inputs.length]! }).action
@@ -216,8 +198,8 @@ export default async function nplBench(ctx: BenchContext): Promise<void> {
     ctx.progress(`generated ${n}-rule policy`);
     const policy = generatedPolicy(n);
     const inputs = generatedInputs(n);
-    const ns = measure(ours(policy, inputs));
-    const cedarNs = measure(cedarEvaluator(`generated-${n}`, cedarRules(n), inputs));
+    const ns = measureNsPerCall(ours(policy, inputs));
+    const cedarNs = measureNsPerCall(cedarEvaluator(`generated-${n}`, cedarRules(n), inputs));
     scaling.push({
       ...row('npl (ours)', `generated ${n} rules`, ns),
       'ns/rule': Number((ns / n).toFixed(2)),
@@ -228,5 +210,5 @@ export default async function nplBench(ctx: BenchContext): Promise<void> {
     });
   }
   ctx.report('Generated policies, worst case (no match / last rule matches)', scaling);
-  if (sink === Number.MIN_SAFE_INTEGER) console.log(sink);
+  keepAlive();
 }

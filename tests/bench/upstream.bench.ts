@@ -11,39 +11,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { createUpstreamClient, type UpstreamClient } from '../../data-plane/upstream/index.js';
+import { RAW_ECHO_SERVER } from './echo-upstream.js';
 import type { BenchContext, BenchRow } from './run.js';
 
 const ROUNDS = 6;
 const CALLS_PER_ROUND = 1_500;
 const WARMUP_CALLS = 1_000;
 const CONCURRENCY = 16;
-
-const RAW_ECHO_SERVER = `
-import { createServer } from 'node:http';
-const server = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const m = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    let body;
-    if (m.method === 'initialize') {
-      body = { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'echo', version: '1' } } };
-    } else if (m.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    } else {
-      body = { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: JSON.stringify(m.params.arguments) }] } };
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/mcp' }));
-});
-`;
 
 const SDK_SERVER = `
 import { startMcpUpstream } from ${JSON.stringify(
