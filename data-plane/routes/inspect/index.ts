@@ -4,7 +4,7 @@
 // trail before the answer leaves; a held call is stored before the 202; an allowed call is
 // forwarded (production, shadow) or mocked (simulation).
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JsonObject } from '../../../shared/audit/index.js';
 import { type ErrorCode, GatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
@@ -95,7 +95,7 @@ export async function inspectPlugin(
       reply.serializer(JSON.stringify);
       return sendError(reply, mapped);
     }
-    return denyMalformed(request, reply, request.auth.tenant, randomUUID(), {
+    return denyMalformed(reply, request.auth.tenant, randomUUID(), {
       message: 'request body is not valid JSON',
       rpcId: null,
     });
@@ -129,10 +129,11 @@ export async function inspectPlugin(
       const { tenant } = request.auth!;
       const inspectionId = randomUUID();
       const parsed = parseInspectRequest(request.body);
-      if (!parsed.ok) return denyMalformed(request, reply, tenant, inspectionId, parsed);
+      if (!parsed.ok) return denyMalformed(reply, tenant, inspectionId, parsed);
       const call = parsed.value;
+      const exchange: Exchange = { reply, tenant, call, inspectionId };
       const blockEarly = (code: ErrorCode, message: string, status: number) =>
-        denyNow(request, reply, tenant, call, inspectionId, status, { code, message });
+        denyNow(exchange, status, { code, message });
 
       const passthrough = findPassthroughToken(request.headers, call.rpc.params);
       if (passthrough) {
@@ -150,26 +151,11 @@ export async function inspectPlugin(
       }
       const server = tenant.servers.get(call.serverId);
       const outcome = runPipeline(tenant, agent, server, call);
-
-      if (call.mode === 'shadow') {
-        return shadow(request, reply, tenant, agent, server, call, inspectionId, outcome);
-      }
-      if (outcome.kind === 'deny') {
-        return denyNow(request, reply, tenant, call, inspectionId, 403, outcome);
-      }
-      if (outcome.kind === 'require_human') {
-        return holdOrRelease(
-          request,
-          reply,
-          tenant,
-          agent,
-          server,
-          call,
-          inspectionId,
-          outcome.decision,
-        );
-      }
-      return allow(request, reply, tenant, agent, server, call, inspectionId, outcome, null);
+      const x: AgentExchange = { reply, tenant, call, inspectionId, agent, server };
+      if (call.mode === 'shadow') return shadow(x, outcome);
+      if (outcome.kind === 'deny') return denyNow(x, 403, outcome);
+      if (outcome.kind === 'require_human') return holdOrRelease(x, outcome.decision);
+      return allow(x, outcome, null);
     },
   );
 
@@ -242,18 +228,24 @@ export async function inspectPlugin(
     readonly decision?: NplDecision;
   }
 
-  async function denyNow(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    tenant: CompiledTenant,
-    call: InspectRequest,
-    inspectionId: string,
-    status: number,
-    block: Block,
-  ): Promise<FastifyReply> {
+  /** One inspect call on its way through the route: what every step below works with. */
+  interface Exchange {
+    readonly reply: FastifyReply;
+    readonly tenant: CompiledTenant;
+    readonly call: InspectRequest;
+    readonly inspectionId: string;
+  }
+
+  /** An exchange whose agent is known and may act. */
+  interface AgentExchange extends Exchange {
+    readonly agent: CompiledAgent;
+    readonly server: CompiledServer | undefined;
+  }
+
+  async function denyNow(x: Exchange, status: number, block: Block): Promise<FastifyReply> {
+    const { reply, tenant, call, inspectionId } = x;
     const auditId = await auditDeny(tenant, call, inspectionId, call.mode, block);
     return finish(
-      request,
       reply,
       status,
       denyAnswer({
@@ -271,7 +263,6 @@ export async function inspectPlugin(
 
   /** A body that is not an inspect request: audited, answered 400 MCP_MALFORMED_RPC. */
   async function denyMalformed(
-    request: FastifyRequest,
     reply: FastifyReply,
     tenant: CompiledTenant,
     inspectionId: string,
@@ -283,7 +274,6 @@ export async function inspectPlugin(
       message: problem.message,
     });
     return finish(
-      request,
       reply,
       400,
       denyAnswer({
@@ -336,16 +326,8 @@ export async function inspectPlugin(
     return entry.id;
   }
 
-  async function holdOrRelease(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    tenant: CompiledTenant,
-    agent: CompiledAgent,
-    server: CompiledServer | undefined,
-    call: InspectRequest,
-    inspectionId: string,
-    decision: NplDecision,
-  ): Promise<FastifyReply> {
+  async function holdOrRelease(x: AgentExchange, decision: NplDecision): Promise<FastifyReply> {
+    const { reply, tenant, agent, call, inspectionId } = x;
     const digest = callDigest({
       tenantId: tenant.id,
       agentId: agent.id,
@@ -362,7 +344,7 @@ export async function inspectPlugin(
       });
       if (!outcome.ok) {
         const status = outcome.code === 'APPROVAL_NOT_FOUND' ? 404 : 403;
-        return denyNow(request, reply, tenant, call, inspectionId, status, {
+        return denyNow(x, status, {
           code: outcome.code,
           message: approvalMessage(outcome.code, call.approvalId),
           decision,
@@ -375,7 +357,7 @@ export async function inspectPlugin(
         resourceId: outcome.approval.id,
         metadata: { actorType: 'agent', tool: call.toolName, inspectionId, agentId: agent.id },
       });
-      return allow(request, reply, tenant, agent, server, call, inspectionId, ALLOWED, decision);
+      return allow(x, ALLOWED, decision);
     }
     const approval = await createApproval(db, {
       tenantId: tenant.id,
@@ -418,21 +400,16 @@ export async function inspectPlugin(
       approval: approvalView(approval),
     };
     addPolicyFields(answer, decision);
-    return finish(request, reply, 202, answer);
+    return finish(reply, 202, answer);
   }
 
   async function allow(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    tenant: CompiledTenant,
-    agent: CompiledAgent,
-    server: CompiledServer | undefined,
-    call: InspectRequest,
-    inspectionId: string,
+    x: AgentExchange,
     outcome: Extract<PipelineOutcome, { kind: 'allow' }>,
     approvedDecision: NplDecision | null,
     shadowView?: ShadowView,
   ): Promise<FastifyReply> {
+    const { reply, server, call, inspectionId } = x;
     const answer: InspectAnswer = {
       decision: 'allow',
       reasonCode: null,
@@ -446,26 +423,18 @@ export async function inspectPlugin(
     if (call.mode === 'simulation' || outcome.simulate) {
       answer.simulated = true;
       answer.response = { jsonrpc: '2.0', id: call.rpc.id, result: simulatedResult(server, call) };
-      return finish(request, reply, 200, answer);
+      return finish(reply, 200, answer);
     }
-    return forward(request, reply, tenant, agent, server, call, answer);
+    return forward(x, answer);
   }
 
-  async function forward(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    tenant: CompiledTenant,
-    agent: CompiledAgent,
-    server: CompiledServer | undefined,
-    call: InspectRequest,
-    answer: InspectAnswer,
-  ): Promise<FastifyReply> {
+  async function forward(x: AgentExchange, answer: InspectAnswer): Promise<FastifyReply> {
+    const { reply, tenant, agent, server, call } = x;
     if (!server) {
       // Shadow mode forwards calls to servers that are not whitelisted too: say only what is true.
       const whitelisted = tenant.policy.trustedServers.has(call.serverId);
       return upstreamFailure(
-        request,
-        reply,
+        x,
         answer,
         'MCP_SERVER_NOT_REGISTERED',
         404,
@@ -476,8 +445,7 @@ export async function inspectPlugin(
     if (tenant.policy.oauthMode === 'mcp_as' || options.requireMcpOAuth) {
       if (!options.mintAccessToken) {
         return upstreamFailure(
-          request,
-          reply,
+          x,
           answer,
           'MCP_OAUTH_UNAVAILABLE',
           503,
@@ -503,7 +471,7 @@ export async function inspectPlugin(
       });
       metrics.upstreamDuration.observe({ outcome: 'ok' }, (performance.now() - started) / 1000);
       answer.response = result.response;
-      return finish(request, reply, 200, answer);
+      return finish(reply, 200, answer);
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       metrics.upstreamDuration.observe(
@@ -516,15 +484,14 @@ export async function inspectPlugin(
           : error.code === 'MCP_UPSTREAM_ABORTED'
             ? 409
             : 502;
-      return upstreamFailure(request, reply, answer, error.code, status, error.detail);
+      return upstreamFailure(x, answer, error.code, status, error.detail);
     } finally {
       execution.end();
     }
   }
 
   function upstreamFailure(
-    request: FastifyRequest,
-    reply: FastifyReply,
+    x: Exchange,
     answer: InspectAnswer,
     code: ErrorCode,
     status: number,
@@ -534,27 +501,19 @@ export async function inspectPlugin(
     answer.message = message;
     answer.response = {
       jsonrpc: '2.0',
-      id: (request.body as { request?: { id?: unknown } }).request?.id ?? null,
+      id: x.call.rpc.id,
       error: { code: -32002, message, data: { reasonCode: code } },
     };
-    return finish(request, reply, status, answer);
+    return finish(x.reply, status, answer);
   }
 
-  async function shadow(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    tenant: CompiledTenant,
-    agent: CompiledAgent,
-    server: CompiledServer | undefined,
-    call: InspectRequest,
-    inspectionId: string,
-    outcome: PipelineOutcome,
-  ): Promise<FastifyReply> {
+  async function shadow(x: AgentExchange, outcome: PipelineOutcome): Promise<FastifyReply> {
+    const { tenant, call, inspectionId } = x;
     if (outcome.kind === 'allow') {
       const view: ShadowView = { decision: 'allow', reasonCode: null };
       if (outcome.decision) addPolicyFields(view, outcome.decision);
       // Shadow enforces nothing: a SIMULATE decision is reported, the call is still forwarded.
-      return allow(request, reply, tenant, agent, server, call, inspectionId, FORWARD, null, view);
+      return allow(x, FORWARD, null, view);
     }
     const code: ErrorCode = outcome.kind === 'deny' ? outcome.code : 'NPL_REQUIRE_HUMAN';
     const message = outcome.kind === 'deny' ? outcome.message : outcome.decision.reason;
@@ -575,15 +534,10 @@ export async function inspectPlugin(
     };
     if (block.signal) view.signal = block.signal;
     if (block.decision) addPolicyFields(view, block.decision);
-    return allow(request, reply, tenant, agent, server, call, inspectionId, FORWARD, null, view);
+    return allow(x, FORWARD, null, view);
   }
 
-  function finish(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    answer: InspectAnswer,
-  ): FastifyReply {
+  function finish(reply: FastifyReply, status: number, answer: InspectAnswer): FastifyReply {
     metrics.inspectDuration.observe(
       {
         decision: answer.decision,
@@ -592,7 +546,6 @@ export async function inspectPlugin(
       },
       reply.elapsedTime / 1000,
     );
-    void request;
     return reply.code(status).send(answer);
   }
 }
