@@ -6,6 +6,12 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import {
+  createEventBus,
+  type EventBus,
+  LocalEventBus,
+  publishAuditEntries,
+} from '../control-plane/events/index.js';
 import { graphqlPlugin } from '../control-plane/graphql/server.js';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
@@ -45,6 +51,8 @@ export interface GatewayRuntime {
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   readonly approvals: ApprovalNotifier;
+  /** Approval and audit events (subscriptions); closed by `stop()`. */
+  readonly events: EventBus;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
@@ -57,6 +65,8 @@ export interface GatewayRuntimeOptions {
   readonly upstream?: UpstreamClientOptions;
   readonly requireMcpOAuth?: boolean;
   readonly defaultMetrics?: boolean;
+  /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
+  readonly events?: EventBus;
 }
 
 /**
@@ -67,7 +77,9 @@ export interface GatewayRuntimeOptions {
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
   const { db, logger } = options;
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
+  const events = options.events ?? new LocalEventBus();
   const audit = createAuditWriter(db, {
+    onCommitted: publishAuditEntries(events),
     onFlush(info) {
       metrics.auditFlushDuration.observe(info.durationMs / 1000);
       metrics.auditFlushEntries.inc(info.entries);
@@ -107,10 +119,11 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     executions,
     metrics,
     approvals,
+    events,
     requireMcpOAuth: options.requireMcpOAuth ?? false,
     onKeyUse: (keyId) => keyUsage.record(keyId),
   });
-  await app.register(graphqlPlugin, { db, audit, store, publisher, approvals });
+  await app.register(graphqlPlugin, { db, audit, store, publisher, approvals, events });
   return {
     app,
     audit,
@@ -120,11 +133,13 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     executions,
     metrics,
     approvals,
+    events,
     async stop() {
       publisher.stop();
       await keyUsage.stop();
       await audit.close();
       await upstream.close();
+      await events.close();
     },
   };
 }
@@ -160,8 +175,16 @@ export async function startGateway(
   logger.info({ storage: db.location }, 'storage opened');
   const readiness = createReadiness();
   let runtime: GatewayRuntime | undefined;
+  let events: EventBus | undefined;
   try {
+    // PostgreSQL: LISTEN/NOTIFY, so subscribers see the writes of every process sharing it.
+    events = await createEventBus({
+      url: config.databaseUrl,
+      schema: config.databaseSchema,
+      onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
+    });
     runtime = await buildGatewayRuntime({
+      events,
       db,
       logger,
       readiness,
@@ -213,6 +236,7 @@ export async function startGateway(
     readiness.ready = false;
     await runtime?.app.close().catch(() => {});
     await runtime?.stop().catch(() => {});
+    if (!runtime) await events?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }

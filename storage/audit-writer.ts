@@ -65,6 +65,11 @@ export interface AuditWriterOptions {
   readonly onFlush?: (info: AuditFlushInfo) => void;
   /** Metrics hook: called after a flush whose transaction failed. */
   readonly onFlushError?: (info: AuditFlushErrorInfo) => void;
+  /**
+   * Called after each commit with the entries it made durable (after their appends resolved), in
+   * chain order: where the event bus publishes `audit.appended`. Must not throw (ignored).
+   */
+  readonly onCommitted?: (entries: readonly AuditEntry[]) => void;
 }
 
 export interface AuditWriter {
@@ -144,6 +149,7 @@ class GroupCommitAuditWriter implements AuditWriter {
   private readonly now: () => number;
   private readonly onFlush: ((info: AuditFlushInfo) => void) | null;
   private readonly onFlushError: ((info: AuditFlushErrorInfo) => void) | null;
+  private readonly onCommitted: ((entries: readonly AuditEntry[]) => void) | null;
   private queue: QueuedAppend[] = [];
   private running = false;
   private closed = false;
@@ -163,6 +169,7 @@ class GroupCommitAuditWriter implements AuditWriter {
     this.now = options.now ?? Date.now;
     this.onFlush = options.onFlush ?? null;
     this.onFlushError = options.onFlushError ?? null;
+    this.onCommitted = options.onCommitted ?? null;
   }
 
   get pending(): number {
@@ -246,6 +253,7 @@ class GroupCommitAuditWriter implements AuditWriter {
     }
     for (const tenantId of outcome.lockedTenants) this.knownHeads.add(tenantId);
     let rejected = 0;
+    const committed: AuditEntry[] | null = this.onCommitted === null ? null : [];
     for (let i = 0; i < batch.length; i++) {
       const result = outcome.results[i]!;
       if (result instanceof GatewayError) {
@@ -253,8 +261,10 @@ class GroupCommitAuditWriter implements AuditWriter {
         batch[i]!.reject(result);
       } else {
         batch[i]!.resolve(result);
+        committed?.push(result);
       }
     }
+    if (committed !== null && committed.length > 0) report(this.onCommitted, committed);
     report(this.onFlush, {
       entries: batch.length - rejected,
       tenants: outcome.grownTenants,

@@ -32,6 +32,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, ErrorsPlugin, ValidationPlugin, PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
+    // A subscription is authorized once, when it starts: a refused one never opens.
+    authorizeOnSubscribe: true,
     authScopes: (context) => ({ scope: (scope: Scope) => context.caller.scopes.has(scope) }),
     unauthorizedError: (_parent, _context, info) =>
       new GraphQLError(
@@ -92,3 +94,4 @@ function parseDate(value: unknown): Date {
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -7,6 +7,7 @@ import { GatewayError } from '../../shared/errors/index.js';
 import { parseApiKey, verifyApiKeySecret } from '../../shared/identity/api-keys.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
+import type { EventBus } from '../events/index.js';
 import type { LocalSnapshotPublisher } from '../snapshot/local-publisher.js';
 
 /** What the resolvers need besides the caller; one object per server, shared by requests. */
@@ -16,6 +17,8 @@ export interface GraphQLDependencies {
   readonly store: SnapshotStore;
   readonly publisher: Pick<LocalSnapshotPublisher, 'publishNow'>;
   readonly approvals: Pick<ApprovalNotifier, 'notify'>;
+  /** Approval and audit events: published by mutations, streamed by subscriptions. */
+  readonly events: EventBus;
 }
 
 export interface Caller {

@@ -1,9 +1,11 @@
 // An operator's decision on a held call: only a pending, unexpired approval of the tenant can be
 // decided, once (the conditional UPDATE in storage/approvals.ts). The decision and who made it go
-// to the audit trail before the answer, and long-polls waiting on the approval wake at once.
+// to the audit trail before the answer, long-polls waiting on the approval wake at once, and
+// `approval.resolved` goes to the event bus (the approvalQueue subscription).
 import { GatewayError } from '../../shared/errors/index.js';
 import { type ApprovalRecord, decideApproval } from '../../storage/approvals.js';
 import type { Database } from '../../storage/database.js';
+import { EVENT_TYPES, type EventBus } from '../events/index.js';
 import type { AuditAppender } from './bootstrap.js';
 
 export interface ResolveApprovalInput {
@@ -22,6 +24,7 @@ export async function resolveApproval(
   audit: AuditAppender,
   notifier: { notify(id: string): void },
   input: ResolveApprovalInput,
+  events?: Pick<EventBus, 'publish'>,
 ): Promise<ApprovalRecord> {
   if (input.reason && input.reason.length > MAX_DECISION_REASON_LENGTH) {
     throw new GatewayError(
@@ -67,5 +70,10 @@ export async function resolveApproval(
     },
   });
   notifier.notify(approval.id);
+  events?.publish({
+    type: EVENT_TYPES.APPROVAL_RESOLVED,
+    tenantId: input.tenantId,
+    approval: { id: approval.id, agentId: approval.agentId, status: approval.status },
+  });
   return approval;
 }

@@ -1,9 +1,11 @@
 // The approval queue of the tenant: calls held by an NPL REQUIRE_HUMAN rule. List and filter
 // them; approve or reject a pending, unexpired one with a reason. The decision, with the
-// approver's identity, is appended to the audit trail and wakes the agent's long-poll.
+// approver's identity, is appended to the audit trail and wakes the agent's long-poll. The
+// approvalQueue subscription streams approvals as they are created and resolved.
 
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/approvals.js';
+import { EVENT_TYPES, mapEvents } from '../../events/index.js';
 import { resolveApproval } from '../../services/approvals.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
@@ -25,7 +27,7 @@ function effectiveStatus(
   return lapsed ? 'expired' : (row.status as ApprovalStatus);
 }
 
-builder.prismaObject('Approval', {
+const ApprovalRef = builder.prismaObject('Approval', {
   fields: (t) => ({
     id: t.exposeID('id'),
     status: t.field({
@@ -126,13 +128,19 @@ for (const [field, decision] of [
         reason: t.arg.string({ description: 'Why; recorded with the decision and audited.' }),
       },
       resolve: async (query, _root, args, context) => {
-        const approval = await resolveApproval(context.db, context.audit, context.approvals, {
-          tenantId: context.caller.tenantId,
-          id: String(args.id),
-          decision,
-          decidedBy: actorOf(context.caller),
-          reason: args.reason ?? null,
-        });
+        const approval = await resolveApproval(
+          context.db,
+          context.audit,
+          context.approvals,
+          {
+            tenantId: context.caller.tenantId,
+            id: String(args.id),
+            decision,
+            decidedBy: actorOf(context.caller),
+            reason: args.reason ?? null,
+          },
+          context.events,
+        );
         await publishChange(context);
         return context.db.prisma.approval.findUniqueOrThrow({
           ...query,
@@ -142,3 +150,67 @@ for (const [field, decision] of [
     }),
   );
 }
+
+// The approval queue as a stream: each approval of the caller's tenant as it is created (by a
+// held inspect call) and resolved (approved or rejected). The tenant comes from the caller's key,
+// never from the client; status and agentId narrow the stream like the query's arguments.
+const ApprovalEventKindEnum = builder.enumType('ApprovalEventKind', {
+  values: { CREATED: { value: 'created' }, RESOLVED: { value: 'resolved' } } as const,
+});
+
+interface ApprovalEventShape {
+  readonly kind: 'created' | 'resolved';
+  readonly approvalId: string;
+}
+
+const ApprovalEventRef = builder.objectRef<ApprovalEventShape>('ApprovalEvent').implement({
+  fields: (t) => ({
+    kind: t.field({ type: ApprovalEventKindEnum, resolve: (event) => event.kind }),
+    approval: t.field({
+      type: ApprovalRef,
+      description: 'The approval as it is when the event is delivered.',
+      resolve: (event, _args, context) =>
+        context.db.prisma.approval.findFirstOrThrow({
+          where: { id: event.approvalId, tenantId: context.caller.tenantId },
+        }),
+    }),
+  }),
+});
+
+builder.subscriptionField('approvalQueue', (t) =>
+  t.field({
+    type: ApprovalEventRef,
+    description: "Approvals of the caller's tenant as they are created and resolved.",
+    authScopes: { scope: SCOPES.APPROVALS_DECIDE },
+    args: {
+      status: t.arg({
+        type: ApprovalStatusEnum,
+        description: 'Only events leaving the approval in this status (CREATED: PENDING).',
+      }),
+      agentId: t.arg.id(),
+    },
+    subscribe: (_root, args, context) => {
+      const tenantId = context.caller.tenantId;
+      const agentId = args.agentId ? String(args.agentId) : null;
+      const status = args.status ?? null;
+      return mapEvents(
+        context.events.subscribe(
+          (event) =>
+            (event.type === EVENT_TYPES.APPROVAL_CREATED ||
+              event.type === EVENT_TYPES.APPROVAL_RESOLVED) &&
+            event.tenantId === tenantId &&
+            (agentId === null || event.approval.agentId === agentId) &&
+            (status === null || event.approval.status === status),
+        ),
+        (event): ApprovalEventShape | undefined =>
+          event.type === EVENT_TYPES.AUDIT_APPENDED
+            ? undefined
+            : {
+                kind: event.type === EVENT_TYPES.APPROVAL_CREATED ? 'created' : 'resolved',
+                approvalId: event.approval.id,
+              },
+      );
+    },
+    resolve: (event) => event,
+  }),
+);

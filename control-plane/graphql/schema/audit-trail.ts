@@ -1,9 +1,10 @@
 // The tenant's audit trail: a relay connection, newest first, filtered by action, agent (the
 // entry's resourceId), decision (metadata.decision) and time range; and the chain check over a
-// range (the same verifier as `agent-gateway audit verify`).
+// range (the same verifier as `agent-gateway audit verify`); and the stream of new entries.
 import { verifyAuditChain } from '../../../shared/audit/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { openAuditExport } from '../../../storage/audit-export.js';
+import { EVENT_TYPES, mapEvents } from '../../events/index.js';
 import { builder } from '../builder.js';
 import { graphQLError } from '../errors.js';
 
@@ -31,6 +32,32 @@ function checkRange(from: Date | null | undefined, to: Date | null | undefined):
   }
 }
 
+interface AuditTrailFilter {
+  readonly action?: string | null;
+  readonly agentId?: string | number | null;
+  readonly decision?: string | null;
+  readonly from?: Date | null;
+  readonly to?: Date | null;
+}
+
+/** The filter of the auditTrail query and subscription, inside the caller's tenant. */
+function auditTrailWhere(filter: AuditTrailFilter, tenantId: string) {
+  return {
+    tenantId,
+    ...(filter.action ? { action: filter.action } : {}),
+    ...(filter.agentId ? { resourceId: String(filter.agentId) } : {}),
+    ...(filter.decision ? { metadata: { path: ['decision'], equals: filter.decision } } : {}),
+    ...(filter.from || filter.to
+      ? {
+          createdAt: {
+            ...(filter.from ? { gte: filter.from } : {}),
+            ...(filter.to ? { lt: filter.to } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
 builder.queryField('auditTrail', (t) =>
   t.prismaConnection({
     type: 'AuditEntry',
@@ -47,23 +74,52 @@ builder.queryField('auditTrail', (t) =>
       checkRange(args.from, args.to);
       return context.db.prisma.auditEntry.findMany({
         ...query,
-        where: {
-          tenantId: context.caller.tenantId,
-          ...(args.action ? { action: args.action } : {}),
-          ...(args.agentId ? { resourceId: String(args.agentId) } : {}),
-          ...(args.decision ? { metadata: { path: ['decision'], equals: args.decision } } : {}),
-          ...(args.from || args.to
-            ? {
-                createdAt: {
-                  ...(args.from ? { gte: args.from } : {}),
-                  ...(args.to ? { lt: args.to } : {}),
-                },
-              }
-            : {}),
-        },
+        where: auditTrailWhere(args, context.caller.tenantId),
         orderBy: { seq: 'desc' },
       });
     },
+  }),
+);
+
+// New entries as they are committed, by this process or any other sharing the database. An event
+// only names an entry; the entry is read back with the query's filter inside the caller's tenant,
+// so the stream holds exactly what the query would list, and never another tenant's entry.
+builder.subscriptionField('auditTrail', (t) =>
+  t.prismaField({
+    type: 'AuditEntry',
+    description: "New entries of the caller's tenant, with the filters of the auditTrail query.",
+    authScopes: { scope: SCOPES.AUDIT_READ },
+    args: {
+      action: t.arg.string(),
+      agentId: t.arg.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
+      decision: t.arg.string({ description: 'metadata.decision, e.g. deny.' }),
+      from: t.arg({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
+      to: t.arg({ type: 'DateTime', description: 'Created before (exclusive).' }),
+    },
+    subscribe: (_root, args, context) => {
+      checkRange(args.from, args.to);
+      const tenantId = context.caller.tenantId;
+      const where = auditTrailWhere(args, tenantId);
+      const action = args.action ?? null;
+      return mapEvents(
+        context.events.subscribe(
+          (event) =>
+            event.type === EVENT_TYPES.AUDIT_APPENDED &&
+            event.tenantId === tenantId &&
+            (action === null || event.entry.action === undefined || event.entry.action === action),
+        ),
+        async (event) => {
+          if (event.type !== EVENT_TYPES.AUDIT_APPENDED) return undefined;
+          const row = await context.db.prisma.auditEntry.findFirst({
+            where: { ...where, id: event.entry.id },
+            select: { id: true },
+          });
+          return row?.id;
+        },
+      );
+    },
+    resolve: (query, id: string, _args, context) =>
+      context.db.prisma.auditEntry.findUniqueOrThrow({ ...query, where: { id } }),
   }),
 );
 

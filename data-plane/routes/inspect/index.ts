@@ -5,6 +5,7 @@
 // forwarded (production, shadow) or mocked (simulation).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { EVENT_TYPES, type EventBus } from '../../../control-plane/events/types.js';
 import type { JsonObject } from '../../../shared/audit/index.js';
 import { type ErrorCode, GatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
@@ -52,6 +53,8 @@ export interface InspectPluginOptions {
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   readonly approvals?: ApprovalNotifier;
+  /** Receives `approval.created` for each held call (the approvalQueue subscription). */
+  readonly events?: Pick<EventBus, 'publish'>;
   /**
    * Mints the access token a forward carries when the tenant's oauthMode is mcp_as (or
    * NEXUS_REQUIRE_MCP_OAUTH=true). Absent: such forwards fail closed with MCP_OAUTH_UNAVAILABLE.
@@ -77,6 +80,7 @@ export async function inspectPlugin(
   options: InspectPluginOptions,
 ): Promise<void> {
   const { store, db, audit, upstream, executions, metrics } = options;
+  const events = options.events ?? null;
   const notifier = options.approvals ?? new ApprovalNotifier();
   const maxWait = options.maxApprovalWaitSeconds ?? 30;
 
@@ -372,6 +376,11 @@ export async function inspectPlugin(
       ruleId: decision.ruleId,
       reason: decision.reason,
       ttlMs: tenant.policy.approvalTtlMs,
+    });
+    events?.publish({
+      type: EVENT_TYPES.APPROVAL_CREATED,
+      tenantId: tenant.id,
+      approval: { id: approval.id, agentId: agent.id, status: approval.status },
     });
     const auditEntry = await audit.append({
       tenantId: tenant.id,
