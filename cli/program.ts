@@ -2,6 +2,8 @@
 // cli/commands/ and exports a `register…Command(program)` function; this file only wires them.
 import { Command } from 'commander';
 import { registerAuditCommand } from './commands/audit.js';
+import { registerControlPlaneCommand } from './commands/control-plane.js';
+import { registerDataPlaneCommand } from './commands/data-plane.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerNplCommand } from './commands/npl.js';
 import { registerStartCommand } from './commands/start.js';
@@ -15,5 +17,7 @@ export function buildProgram(): Command {
   registerMigrateCommand(program);
   registerAuditCommand(program);
   registerNplCommand(program);
+  registerControlPlaneCommand(program);
+  registerDataPlaneCommand(program);
   return program;
 }

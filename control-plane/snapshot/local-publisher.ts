@@ -1,5 +1,7 @@
 // Feeds snapshots to a data plane in the same process: builds one at start, then rebuilds when
-// the stored configuration changes. Changes made through this process's services are published
+// the stored configuration changes. Besides its sink (the in-process store), further sinks can
+// listen (`addSink`: the configuration stream to remote data planes); they get each snapshot the
+// primary sink applied. Changes made through this process's services are published
 // at once (`publishNow`); changes made by other processes sharing the database are noticed by a
 // cheap fingerprint poll. The snapshot type, builder and the store's atomic swap are the ones the
 // configuration stream to remote data planes uses.
@@ -22,7 +24,10 @@ export class LocalSnapshotPublisher {
   readonly #sink: SnapshotSink;
   readonly #logger: Logger | undefined;
   readonly #pollIntervalMs: number;
+  readonly #extraSinks = new Set<SnapshotSink>();
   #version = 0;
+  #floor = 0;
+  #last: ConfigSnapshot | undefined;
   #fingerprint = '';
   #timer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | undefined;
@@ -69,17 +74,34 @@ export class LocalSnapshotPublisher {
     return this.#inFlight;
   }
 
+  /** Adds a sink that gets every applied snapshot (the last one at once); returns its removal. */
+  addSink(sink: SnapshotSink): () => void {
+    this.#extraSinks.add(sink);
+    if (this.#last) sink.apply(this.#last);
+    return () => {
+      this.#extraSinks.delete(sink);
+    };
+  }
+
+  /** Publishes a snapshot whose version is above `version` (a resuming client saw that one). */
+  publishAbove(version: number): Promise<void> {
+    this.#floor = Math.max(this.#floor, version);
+    return this.publishNow();
+  }
+
   async #poll(): Promise<void> {
     if ((await readConfigFingerprint(this.#db)) !== this.#fingerprint) await this.publishNow();
   }
 
   async #build(): Promise<void> {
     const fingerprint = await readConfigFingerprint(this.#db);
-    const snapshot = await buildConfigSnapshot(this.#db, this.#version + 1);
+    const snapshot = await buildConfigSnapshot(this.#db, Math.max(this.#version, this.#floor) + 1);
     const result = this.#sink.apply(snapshot);
     if (result.applied) {
       this.#version = snapshot.version;
       this.#fingerprint = fingerprint;
+      this.#last = snapshot;
+      for (const sink of this.#extraSinks) sink.apply(snapshot);
       this.#logger?.info({ version: snapshot.version }, 'configuration snapshot applied');
     }
   }

@@ -201,6 +201,22 @@ export const ERROR_CODES = {
     summary: 'The gateway cannot listen on the configured address.',
     hint: 'Check AGENT_GATEWAY_HOST and AGENT_GATEWAY_PORT.',
   },
+  // Configuration push between the planes (docs/config-push.md).
+  DATA_PLANE_CREDENTIAL_INVALID: {
+    status: 401,
+    summary: 'The data-plane credential is missing, malformed, unknown or revoked.',
+    hint: 'Send "Authorization: Bearer agdp_…" as printed by `agent-gateway data-plane register`.',
+  },
+  DATA_PLANE_NAME_TAKEN: {
+    status: null,
+    summary: 'A data plane with this name is already registered.',
+    hint: 'Choose another --name; each data plane has its own name and credential.',
+  },
+  DATA_PLANE_REQUIRES_POSTGRES: {
+    status: null,
+    summary: 'Separate control-plane and data-plane processes need a shared PostgreSQL database.',
+    hint: 'Set DATABASE_URL for both processes, or run both planes in one with `agent-gateway start`.',
+  },
   // Storage (reported by the CLI; never an HTTP answer).
   STORAGE_CONFIG_INVALID: {
     status: null,

@@ -1,0 +1,143 @@
+// `agent-gateway data-plane --control-plane <url> --credential-file <file> [--name <n>]`: a data
+// plane in a process of its own. It reads its configuration only from the control plane's stream
+// (docs/config-push.md), starting from the snapshot it persisted last (<data dir>/last-snapshot.json)
+// so it serves even while the control plane is away; it writes audit entries and approvals to the
+// shared PostgreSQL database (DATABASE_URL), which it never reads configuration from.
+// `agent-gateway data-plane register --name <n>` registers one and prints its credential once.
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
+import { type GatewayConfig, loadConfig } from '../config.js';
+import { requirePostgres, runUntilSignal } from './control-plane.js';
+
+interface DataPlaneOptions {
+  controlPlane?: string;
+  credentialFile?: string;
+  name?: string;
+}
+
+export function registerDataPlaneCommand(program: Command): void {
+  const command = program
+    .command('data-plane')
+    .description(
+      'Start a data plane fed by a remote control plane (needs DATABASE_URL, shared with it). ' +
+        '`data-plane register --name <n>` registers one and prints its credential.',
+    )
+    .option('--control-plane <url>', 'base URL of the control plane, e.g. http://10.0.0.5:8080')
+    .option('--credential-file <file>', 'file holding the agdp_… credential of this data plane')
+    .option('--name <name>', 'the name this data plane was registered with (checked)')
+    .action(async (options: DataPlaneOptions) => {
+      process.exitCode = await runDataPlane(options);
+    });
+  command
+    .command('register')
+    .description('Register a data plane in the database and print its credential once.')
+    .requiredOption('--name <name>', 'a unique name for the data plane')
+    .option('--credential-file <file>', 'write the credential to this file (mode 0600) instead')
+    .action(async (options: { name: string; credentialFile?: string }) => {
+      process.exitCode = await runRegister(options);
+    });
+}
+
+async function runRegister(options: { name: string; credentialFile?: string }): Promise<number> {
+  try {
+    const config = loadConfig();
+    requirePostgres(config);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(options.name)) {
+      throw new GatewayError(
+        'CONFIG_INVALID',
+        `--name ${options.name} is invalid: expected letters, digits, ".", "_" or "-" (1 to 100)`,
+      );
+    }
+    const { openDatabase } = await import('../../storage/database.js');
+    const { migrateDatabase } = await import('../../storage/migrations.js');
+    const { registerDataPlane } = await import('../../control-plane/stream/credentials.js');
+    const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
+    try {
+      await migrateDatabase(db);
+      const plane = await registerDataPlane(db, options.name);
+      if (options.credentialFile) {
+        await writeFile(options.credentialFile, `${plane.credential}\n`, { mode: 0o600 });
+        await chmod(options.credentialFile, 0o600);
+        console.log(
+          `registered data plane "${plane.name}" (id ${plane.id}); ` +
+            `credential written to ${options.credentialFile}`,
+        );
+      } else {
+        console.log(
+          [
+            `registered data plane "${plane.name}" (id ${plane.id}); its credential, shown only`,
+            'this once (the control plane stores only its hash):',
+            '',
+            `    ${plane.credential}`,
+            '',
+            'Save it in a file (mode 0600) and pass --credential-file <file> to the data plane.',
+          ].join('\n'),
+        );
+      }
+      return 0;
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    console.error(formatErrorLine(error));
+    return 1;
+  }
+}
+
+async function runDataPlane(options: DataPlaneOptions): Promise<number> {
+  let config: GatewayConfig;
+  let controlPlaneUrl: string;
+  let credential: string;
+  try {
+    config = loadConfig();
+    requirePostgres(config);
+    controlPlaneUrl = parseControlPlaneUrl(options.controlPlane);
+    credential = await readCredential(options.credentialFile);
+  } catch (error) {
+    console.error(formatErrorLine(error));
+    return 1;
+  }
+  const { createLogger } = await import('../logger.js');
+  const { startDataPlane } = await import('../../data-plane/remote/start.js');
+  const logger = createLogger(config.logLevel);
+  return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
+    startDataPlane(config, { logger, controlPlaneUrl, credential, name: options.name }),
+  );
+}
+
+function parseControlPlaneUrl(text: string | undefined): string {
+  if (!text) {
+    throw new GatewayError('CONFIG_INVALID', '--control-plane <url> is required');
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new GatewayError('CONFIG_INVALID', `--control-plane ${text} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new GatewayError('CONFIG_INVALID', `--control-plane ${text} must be http(s)://`);
+  }
+  return url.origin;
+}
+
+async function readCredential(file: string | undefined): Promise<string> {
+  if (!file) throw new GatewayError('CONFIG_INVALID', '--credential-file <file> is required');
+  let text: string;
+  try {
+    text = (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    throw new GatewayError(
+      'CONFIG_INVALID',
+      `--credential-file ${file} cannot be read: ${(error as Error).message}`,
+    );
+  }
+  if (!/^agdp_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/.test(text)) {
+    throw new GatewayError(
+      'CONFIG_INVALID',
+      `--credential-file ${file} does not hold an agdp_… data-plane credential`,
+    );
+  }
+  return text;
+}

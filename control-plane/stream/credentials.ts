@@ -1,0 +1,81 @@
+// Data-plane credentials: `agdp_<id>_<secret>`. The id is the data plane's row id (public: it
+// finds the row and may appear in logs); the secret is 256 random bits stored only as its SHA-256,
+// compared in constant time: the same scheme as tenant API keys (shared/identity/api-keys.ts).
+import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../../shared/errors/index.js';
+import {
+  generateApiKey,
+  hashApiKeySecret,
+  verifyApiKeySecret,
+} from '../../shared/identity/api-keys.js';
+import type { Database } from '../../storage/database.js';
+
+const CREDENTIAL_PATTERN = /^agdp_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
+const BEARER = /^Bearer ([^\s]+)$/;
+
+export interface GeneratedDataPlaneCredential {
+  readonly id: string;
+  /** The full credential, shown once. */
+  readonly credential: string;
+  readonly secretHash: string;
+}
+
+export function generateDataPlaneCredential(): GeneratedDataPlaneCredential {
+  // The API-key generator's uniformly random 12-character prefix serves as the row id.
+  const { prefix: id } = generateApiKey();
+  const secret = randomBytes(32).toString('base64url');
+  return { id, credential: `agdp_${id}_${secret}`, secretHash: hashApiKeySecret(secret) };
+}
+
+export function parseDataPlaneCredential(
+  presented: unknown,
+): { id: string; secret: string } | undefined {
+  if (typeof presented !== 'string' || presented.length > 128) return undefined;
+  const match = CREDENTIAL_PATTERN.exec(presented);
+  return match ? { id: match[1] as string, secret: match[2] as string } : undefined;
+}
+
+/** Registers a data plane by name; the credential is returned once and stored hashed. */
+export async function registerDataPlane(
+  db: Database,
+  name: string,
+): Promise<{ id: string; name: string; credential: string }> {
+  const existing = await db.prisma.dataPlane.findUnique({ where: { name } });
+  if (existing) {
+    throw new GatewayError('DATA_PLANE_NAME_TAKEN', `a data plane named "${name}" exists already`);
+  }
+  const generated = generateDataPlaneCredential();
+  await db.prisma.dataPlane.create({
+    data: { id: generated.id, name, credentialHash: generated.secretHash },
+  });
+  return { id: generated.id, name, credential: generated.credential };
+}
+
+export interface AuthenticatedDataPlane {
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * Checks `Authorization: Bearer agdp_…` against the data_planes table (the control plane is not a
+ * hot path: one indexed read per connection or acknowledgement). One answer for every failure.
+ */
+export async function authenticateDataPlane(
+  db: Database,
+  header: string | undefined,
+  expectedName?: string,
+): Promise<AuthenticatedDataPlane> {
+  const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  const parsed = parseDataPlaneCredential(presented);
+  const row = parsed ? await db.prisma.dataPlane.findUnique({ where: { id: parsed.id } }) : null;
+  if (
+    !parsed ||
+    !row ||
+    row.revokedAt !== null ||
+    !verifyApiKeySecret(parsed.secret, row.credentialHash) ||
+    (expectedName !== undefined && expectedName !== row.name)
+  ) {
+    throw new GatewayError('DATA_PLANE_CREDENTIAL_INVALID', 'invalid data-plane credential');
+  }
+  return { id: row.id, name: row.name };
+}

@@ -1,0 +1,126 @@
+// The configuration stream of the control plane (docs/config-push.md):
+//   GET  /api/v1/control-plane/config-stream?since=<version>&epoch=<epoch>&name=<data plane>
+//        Server-Sent Events: `snapshot` (the full JSON snapshot, id `<epoch>:<version>`) when the
+//        client is behind and on every new version, `heartbeat` every 15 s.
+//   POST /api/v1/control-plane/data-planes/ack { version }: the version the data plane applied.
+// Both authenticate the data-plane credential (`Authorization: Bearer agdp_…`), not an API key.
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../storage/database.js';
+import { authenticateDataPlane } from './credentials.js';
+import type { ConfigStreamHub } from './hub.js';
+import { formatSseComment } from './sse.js';
+
+export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
+export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
+
+export interface ConfigStreamPluginOptions {
+  readonly db: Database;
+  readonly hub: ConfigStreamHub;
+}
+
+interface StreamQuery {
+  since?: number;
+  epoch?: string;
+  name?: string;
+}
+
+export async function configStreamPlugin(
+  app: FastifyInstance,
+  options: ConfigStreamPluginOptions,
+): Promise<void> {
+  const { db, hub } = options;
+  // Open streams would keep the server from closing: end them first (clients resume elsewhere).
+  app.addHook('preClose', async () => hub.close());
+
+  app.get<{ Querystring: StreamQuery }>(
+    CONFIG_STREAM_PATH,
+    {
+      schema: {
+        summary: 'Configuration snapshots for a data plane (Server-Sent Events)',
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            since: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+            epoch: { type: 'string', pattern: '^[0-9a-f]{0,32}$' },
+            name: { type: 'string', minLength: 1, maxLength: 200 },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const plane = await authenticateDataPlane(
+        db,
+        request.headers.authorization,
+        request.query.name,
+      );
+      const now = new Date();
+      const userAgent = request.headers['user-agent'];
+      await db.prisma.dataPlane.update({
+        where: { id: plane.id },
+        data: {
+          connectedAt: now,
+          lastSeenAt: now,
+          address: request.ip,
+          softwareVersion: userAgent ? userAgent.slice(0, 200) : null,
+        },
+      });
+      const since = request.query.since ?? 0;
+      request.log.info({ dataPlane: plane.name, since }, 'data plane connected');
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      res.write(formatSseComment(`agent-gateway config stream, epoch ${hub.epoch}`));
+      const disconnect = hub.connect(
+        {
+          send: (text) => res.write(text),
+          backlog: () => res.writableLength,
+          end: () => res.end(),
+        },
+        since,
+        request.query.epoch ?? '',
+      );
+      res.on('close', () => {
+        disconnect();
+        request.log.info({ dataPlane: plane.name }, 'data plane disconnected');
+      });
+    },
+  );
+
+  app.post<{ Body: { version: number } }>(
+    DATA_PLANE_ACK_PATH,
+    {
+      schema: {
+        summary: 'A data plane reports the snapshot version it applied',
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['version'],
+          properties: { version: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['version'],
+            properties: { version: { type: 'integer' } },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const plane = await authenticateDataPlane(db, request.headers.authorization);
+      const { version } = request.body;
+      await db.prisma.dataPlane.update({
+        where: { id: plane.id },
+        data: { appliedSnapshotVersion: version, lastSeenAt: new Date() },
+      });
+      request.log.info({ dataPlane: plane.name, version }, 'data plane applied snapshot');
+      return { version };
+    },
+  );
+}

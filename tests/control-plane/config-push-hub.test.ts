@@ -1,0 +1,132 @@
+// The configuration stream's pieces without processes: the SSE writer against the data plane's
+// parser, and the hub's resume rules (serialize once, resume by version and epoch).
+import { describe, expect, it } from 'vitest';
+import { ConfigStreamHub, type StreamClient } from '../../control-plane/stream/hub.js';
+import { formatSseComment, formatSseEvent } from '../../control-plane/stream/sse.js';
+import { backoffMs } from '../../data-plane/remote/client.js';
+import { type SseEvent, SseParser } from '../../data-plane/upstream/sse-parser.js';
+import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+
+const snapshot = (version: number): ConfigSnapshot => ({
+  version,
+  builtAt: new Date(0).toISOString(),
+  tenants: [],
+});
+
+function parse(text: string, chunk = 7): SseEvent[] {
+  const events: SseEvent[] = [];
+  const parser = new SseParser((event) => {
+    events.push(event);
+    return undefined;
+  });
+  for (let i = 0; i < text.length; i += chunk) parser.push(text.slice(i, i + chunk));
+  parser.end();
+  return events;
+}
+
+function client(): StreamClient & { texts: string[]; ended: boolean } {
+  const texts: string[] = [];
+  return {
+    texts,
+    ended: false,
+    send(text) {
+      texts.push(text);
+    },
+    backlog: () => 0,
+    end() {
+      this.ended = true;
+    },
+  };
+}
+
+describe('SSE writer', () => {
+  it('round-trips events, multi-line data and comments through the parser in any chunking', () => {
+    const text =
+      formatSseComment('hello\nworld') +
+      formatSseEvent('snapshot', '{"a":1}', 'ep:1') +
+      formatSseEvent('heartbeat', 'line one\nline two\r\nline three');
+    for (const chunk of [1, 3, 64]) {
+      expect(parse(text, chunk)).toEqual([
+        { event: 'snapshot', data: '{"a":1}', id: 'ep:1' },
+        { event: 'heartbeat', data: 'line one\nline two\nline three', id: 'ep:1' },
+      ]);
+    }
+  });
+
+  it('refuses a line break in an event name or id', () => {
+    expect(() => formatSseEvent('a\nb', 'x')).toThrow();
+    expect(() => formatSseEvent('a', 'x', 'i\rd')).toThrow();
+  });
+});
+
+describe('config stream hub', () => {
+  it('sends the same serialized snapshot to every client and resumes by version', () => {
+    const hub = new ConfigStreamHub();
+    try {
+      const a = client();
+      const b = client();
+      hub.connect(a, 0, '');
+      hub.apply(snapshot(1));
+      hub.connect(b, 0, '');
+      expect(a.texts).toHaveLength(1);
+      expect(b.texts[0]).toBe(a.texts[0]);
+      expect(parse(a.texts[0] as string)[0]?.id).toBe(`${hub.epoch}:1`);
+      // Up to date in this epoch: nothing to send.
+      const c = client();
+      hub.connect(c, 1, hub.epoch);
+      expect(c.texts).toEqual([]);
+      expect(hub.apply(snapshot(1)).applied).toBe(false);
+      hub.apply(snapshot(2));
+      expect([a, b, c].map((x) => x.texts.length)).toEqual([2, 2, 1]);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it('asks for a build above a version a client holds from an earlier control-plane process', () => {
+    const behind: number[] = [];
+    const hub = new ConfigStreamHub({ onBehind: (version) => behind.push(version) });
+    try {
+      const early = client();
+      // Connected before the first build: the first snapshot decides.
+      hub.connect(early, 7, 'feedbeef');
+      hub.apply(snapshot(1));
+      expect(early.texts).toEqual([]);
+      expect(behind).toEqual([7]);
+      const late = client();
+      hub.connect(late, 5, 'feedbeef');
+      expect(behind).toEqual([7, 5]);
+      hub.apply(snapshot(8));
+      expect(parse(early.texts[0] as string)[0]?.id).toBe(`${hub.epoch}:8`);
+      expect(late.texts).toHaveLength(1);
+      hub.close();
+      expect(early.ended && late.ended).toBe(true);
+    } finally {
+      hub.close();
+    }
+  });
+
+  it('drops a client that does not read', () => {
+    const hub = new ConfigStreamHub({ maxBacklogBytes: 10 });
+    try {
+      const slow = { ...client(), backlog: () => 11 };
+      hub.connect(slow, 0, '');
+      hub.apply(snapshot(1));
+      expect(slow.ended).toBe(true);
+      expect(hub.clients).toBe(0);
+    } finally {
+      hub.close();
+    }
+  });
+});
+
+describe('reconnect backoff', () => {
+  it('grows exponentially with jitter and is capped at 5 s', () => {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const ceiling = Math.min(5000, 100 * 2 ** attempt);
+      const delay = backoffMs(attempt);
+      expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(delay).toBeLessThanOrEqual(ceiling);
+    }
+  });
+});
