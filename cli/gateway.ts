@@ -6,11 +6,15 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import {
+  createEventBus,
+  type EventBus,
+  LocalEventBus,
+  publishAuditEntries,
+} from '../control-plane/events/index.js';
 import { graphqlPlugin } from '../control-plane/graphql/server.js';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
-import { ConfigStreamHub } from '../control-plane/stream/hub.js';
-import { configStreamPlugin } from '../control-plane/stream/plugin.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
@@ -47,13 +51,11 @@ export interface GatewayRuntime {
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   readonly approvals: ApprovalNotifier;
-  /** The configuration stream to remote data planes (role `control-plane` only). */
-  readonly configStream: ConfigStreamHub | undefined;
+  /** Approval and audit events (subscriptions); closed by `stop()`. */
+  readonly events: EventBus;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
-
-export type GatewayRole = 'all' | 'control-plane' | 'data-plane';
 
 export interface GatewayRuntimeOptions {
   readonly db: Database;
@@ -62,14 +64,9 @@ export interface GatewayRuntimeOptions {
   readonly snapshotPollIntervalMs?: number;
   readonly upstream?: UpstreamClientOptions;
   readonly requireMcpOAuth?: boolean;
-  /**
-   * `all` (default): both planes in one process, the store fed by the in-process publisher.
-   * `control-plane`: GraphQL and the configuration stream, no data-plane routes.
-   * `data-plane`: data-plane routes only; the publisher is never started, a remote client
-   * (data-plane/remote) feeds the store.
-   */
-  readonly role?: GatewayRole;
   readonly defaultMetrics?: boolean;
+  /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
+  readonly events?: EventBus;
 }
 
 /**
@@ -80,7 +77,9 @@ export interface GatewayRuntimeOptions {
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
   const { db, logger } = options;
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
+  const events = options.events ?? new LocalEventBus();
   const audit = createAuditWriter(db, {
+    onCommitted: publishAuditEntries(events),
     onFlush(info) {
       metrics.auditFlushDuration.observe(info.durationMs / 1000);
       metrics.auditFlushEntries.inc(info.entries);
@@ -112,36 +111,19 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const app = await buildDataPlaneApp({ logger, readiness: options.readiness });
   await app.register(authPlugin);
   await app.register(metricsPlugin, { metrics });
-  const role = options.role ?? 'all';
-  if (role !== 'control-plane') {
-    await app.register(inspectPlugin, {
-      store,
-      db,
-      audit,
-      upstream,
-      executions,
-      metrics,
-      approvals,
-      requireMcpOAuth: options.requireMcpOAuth ?? false,
-      onKeyUse: (keyId) => keyUsage.record(keyId),
-    });
-  }
-  if (role !== 'data-plane') {
-    await app.register(graphqlPlugin, { db, audit, store, publisher, approvals });
-  }
-  let configStream: ConfigStreamHub | undefined;
-  if (role === 'control-plane') {
-    const hub = new ConfigStreamHub({
-      onBehind: (version) => {
-        publisher.publishAbove(version).catch((error: unknown) => {
-          logger.error({ err: error }, 'configuration snapshot build failed');
-        });
-      },
-    });
-    publisher.addSink(hub);
-    await app.register(configStreamPlugin, { db, hub });
-    configStream = hub;
-  }
+  await app.register(inspectPlugin, {
+    store,
+    db,
+    audit,
+    upstream,
+    executions,
+    metrics,
+    approvals,
+    events,
+    requireMcpOAuth: options.requireMcpOAuth ?? false,
+    onKeyUse: (keyId) => keyUsage.record(keyId),
+  });
+  await app.register(graphqlPlugin, { db, audit, store, publisher, approvals, events });
   return {
     app,
     audit,
@@ -151,13 +133,13 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     executions,
     metrics,
     approvals,
-    configStream,
+    events,
     async stop() {
       publisher.stop();
-      configStream?.close();
       await keyUsage.stop();
       await audit.close();
       await upstream.close();
+      await events.close();
     },
   };
 }
@@ -177,8 +159,6 @@ export interface StartGatewayOptions {
   readonly logger: Logger;
   /** Called once with the admin key when the first start creates it. */
   readonly onAdminKeyCreated?: (key: string, file: string) => void;
-  /** `all` for `start`, `control-plane` for `agent-gateway control-plane`. */
-  readonly role?: 'all' | 'control-plane';
 }
 
 export async function startGateway(
@@ -190,18 +170,25 @@ export async function startGateway(
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     schema: config.databaseSchema,
-    lockOwner: { command: options.role ?? 'start' },
+    lockOwner: { command: 'start' },
   });
   logger.info({ storage: db.location }, 'storage opened');
   const readiness = createReadiness();
   let runtime: GatewayRuntime | undefined;
+  let events: EventBus | undefined;
   try {
+    // PostgreSQL: LISTEN/NOTIFY, so subscribers see the writes of every process sharing it.
+    events = await createEventBus({
+      url: config.databaseUrl,
+      schema: config.databaseSchema,
+      onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
+    });
     runtime = await buildGatewayRuntime({
+      events,
       db,
       logger,
       readiness,
       requireMcpOAuth: config.requireMcpOAuth,
-      role: options.role ?? 'all',
     });
     const { app, audit } = runtime;
     const url = await listen(app, config);
@@ -249,12 +236,13 @@ export async function startGateway(
     readiness.ready = false;
     await runtime?.app.close().catch(() => {});
     await runtime?.stop().catch(() => {});
+    if (!runtime) await events?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }
 }
 
-export async function listen(app: FastifyInstance, config: GatewayConfig): Promise<string> {
+async function listen(app: FastifyInstance, config: GatewayConfig): Promise<string> {
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
