@@ -15,6 +15,8 @@ import {
 import { graphqlPlugin } from '../control-plane/graphql/server.js';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { LocalSnapshotPublisher } from '../control-plane/snapshot/local-publisher.js';
+import { ConfigStreamHub } from '../control-plane/stream/hub.js';
+import { configStreamPlugin } from '../control-plane/stream/plugin.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
@@ -51,11 +53,15 @@ export interface GatewayRuntime {
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   readonly approvals: ApprovalNotifier;
+  /** The configuration stream to remote data planes (role `control-plane` only). */
+  readonly configStream: ConfigStreamHub | undefined;
   /** Approval and audit events (subscriptions); closed by `stop()`. */
   readonly events: EventBus;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
+
+export type GatewayRole = 'all' | 'control-plane' | 'data-plane';
 
 export interface GatewayRuntimeOptions {
   readonly db: Database;
@@ -64,6 +70,13 @@ export interface GatewayRuntimeOptions {
   readonly snapshotPollIntervalMs?: number;
   readonly upstream?: UpstreamClientOptions;
   readonly requireMcpOAuth?: boolean;
+  /**
+   * `all` (default): both planes in one process, the store fed by the in-process publisher.
+   * `control-plane`: GraphQL and the configuration stream, no data-plane routes.
+   * `data-plane`: data-plane routes only; the publisher is never started, a remote client
+   * (data-plane/remote) feeds the store.
+   */
+  readonly role?: GatewayRole;
   readonly defaultMetrics?: boolean;
   /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
   readonly events?: EventBus;
@@ -111,19 +124,37 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const app = await buildDataPlaneApp({ logger, readiness: options.readiness });
   await app.register(authPlugin);
   await app.register(metricsPlugin, { metrics });
-  await app.register(inspectPlugin, {
-    store,
-    db,
-    audit,
-    upstream,
-    executions,
-    metrics,
-    approvals,
-    events,
-    requireMcpOAuth: options.requireMcpOAuth ?? false,
-    onKeyUse: (keyId) => keyUsage.record(keyId),
-  });
-  await app.register(graphqlPlugin, { db, audit, store, publisher, approvals, events });
+  const role = options.role ?? 'all';
+  if (role !== 'control-plane') {
+    await app.register(inspectPlugin, {
+      store,
+      db,
+      audit,
+      upstream,
+      executions,
+      metrics,
+      approvals,
+      events,
+      requireMcpOAuth: options.requireMcpOAuth ?? false,
+      onKeyUse: (keyId) => keyUsage.record(keyId),
+    });
+  }
+  if (role !== 'data-plane') {
+    await app.register(graphqlPlugin, { db, audit, store, publisher, approvals, events });
+  }
+  let configStream: ConfigStreamHub | undefined;
+  if (role === 'control-plane') {
+    const hub = new ConfigStreamHub({
+      onBehind: (version) => {
+        publisher.publishAbove(version).catch((error: unknown) => {
+          logger.error({ err: error }, 'configuration snapshot build failed');
+        });
+      },
+    });
+    publisher.addSink(hub);
+    await app.register(configStreamPlugin, { db, hub });
+    configStream = hub;
+  }
   return {
     app,
     audit,
@@ -134,8 +165,10 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     metrics,
     approvals,
     events,
+    configStream,
     async stop() {
       publisher.stop();
+      configStream?.close();
       await keyUsage.stop();
       await audit.close();
       await upstream.close();
@@ -159,6 +192,8 @@ export interface StartGatewayOptions {
   readonly logger: Logger;
   /** Called once with the admin key when the first start creates it. */
   readonly onAdminKeyCreated?: (key: string, file: string) => void;
+  /** `all` for `start`, `control-plane` for `agent-gateway control-plane`. */
+  readonly role?: 'all' | 'control-plane';
 }
 
 export async function startGateway(
@@ -170,7 +205,7 @@ export async function startGateway(
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     schema: config.databaseSchema,
-    lockOwner: { command: 'start' },
+    lockOwner: { command: options.role ?? 'start' },
   });
   logger.info({ storage: db.location }, 'storage opened');
   const readiness = createReadiness();
@@ -189,6 +224,7 @@ export async function startGateway(
       logger,
       readiness,
       requireMcpOAuth: config.requireMcpOAuth,
+      role: options.role ?? 'all',
     });
     const { app, audit } = runtime;
     const url = await listen(app, config);
@@ -242,7 +278,7 @@ export async function startGateway(
   }
 }
 
-async function listen(app: FastifyInstance, config: GatewayConfig): Promise<string> {
+export async function listen(app: FastifyInstance, config: GatewayConfig): Promise<string> {
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
