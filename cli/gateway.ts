@@ -53,10 +53,10 @@ export interface GatewayRuntime {
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   readonly approvals: ApprovalNotifier;
-  /** The configuration stream to remote data planes (role `control-plane` only). */
-  readonly configStream: ConfigStreamHub | undefined;
   /** Approval and audit events (subscriptions); closed by `stop()`. */
   readonly events: EventBus;
+  /** The configuration stream to remote data planes (role `control-plane` only). */
+  readonly configStream: ConfigStreamHub | undefined;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
