@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../cli/config.js';
 import { buildGatewayRuntime, type GatewayRuntime, listen } from '../../cli/gateway.js';
+import { createEventBus, type EventBus } from '../../control-plane/events/index.js';
 import { openDatabase } from '../../storage/database.js';
 import { createReadiness } from '../plugins/health.js';
 import { ConfigStreamClient } from './client.js';
@@ -37,8 +38,17 @@ export async function startDataPlane(
   const readiness = createReadiness();
   readiness.reason = 'waiting for the first configuration snapshot';
   let runtime: GatewayRuntime | undefined;
+  let events: EventBus | undefined;
   try {
+    // The approvals and audit entries this data plane writes reach the control plane's
+    // subscribers through PostgreSQL LISTEN/NOTIFY (remote data planes always use PostgreSQL).
+    events = await createEventBus({
+      url: config.databaseUrl,
+      schema: config.databaseSchema,
+      onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
+    });
     runtime = await buildGatewayRuntime({
+      events,
       db,
       logger,
       readiness,
@@ -96,6 +106,7 @@ export async function startDataPlane(
   } catch (error) {
     await runtime?.app.close().catch(() => {});
     await runtime?.stop().catch(() => {});
+    if (!runtime) await events?.close().catch(() => {});
     await db.close().catch(() => {});
     throw error;
   }
