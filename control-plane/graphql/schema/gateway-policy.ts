@@ -92,7 +92,23 @@ builder.mutationField('updateGatewayPolicy', (t) =>
         { fields: Object.keys(patch) },
       );
       await publishChange(context);
-      return context.db.prisma.gatewayPolicy.findUniqueOrThrow({ ...query, where: { tenantId } });
+      return context.db.prisma.gatewayPolicy.findUniqueOrThrow({
+        ...selectingSomeColumn(query),
+        where: { tenantId },
+      });
     },
   }),
 );
+
+/**
+ * The query with at least one column. When the result union is answered without any column of
+ * the policy (only `__typename`, or a success member whose `data` is not selected), Pothos plans
+ * `{ select: {} }`, and Prisma refuses an empty `select`: the primary key then stands in.
+ */
+function selectingSomeColumn<Query extends { select?: object }>(
+  query: Query,
+): Query | { select: { tenantId: true } } {
+  return query.select && Object.keys(query.select).length === 0
+    ? { select: { tenantId: true } }
+    : query;
+}
