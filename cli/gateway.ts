@@ -2,8 +2,8 @@
 // configuration and storage problems fail before anything listens; the port is taken next (so a
 // port in use fails fast and releases the data directory); migrations and the first-start
 // bootstrap run while /healthz already answers and /readyz says why it is not ready yet.
-import { chmod, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
@@ -38,6 +38,7 @@ import {
 import { GatewayError } from '../shared/errors/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
 import { type Database, openDatabase } from '../storage/database.js';
+import { StorageError } from '../storage/errors.js';
 import { migrateDatabase } from '../storage/migrations.js';
 import type { GatewayConfig } from './config.js';
 
@@ -300,9 +301,19 @@ export async function listen(app: FastifyInstance, config: GatewayConfig): Promi
 }
 
 async function writeKeyFile(file: string, key: string): Promise<void> {
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  // writeFile's mode applies only when it creates the file; enforce it for an existing one too.
-  await chmod(file, 0o600);
+  try {
+    // With PostgreSQL nothing else has created the data directory yet.
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `${key}\n`, { mode: 0o600 });
+    // writeFile's mode applies only when it creates the file; enforce it for an existing one too.
+    await chmod(file, 0o600);
+  } catch (error) {
+    throw new StorageError(
+      'STORAGE_DATA_DIR_UNWRITABLE',
+      `cannot write the admin API key to ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 async function shutdown(
