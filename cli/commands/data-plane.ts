@@ -3,7 +3,9 @@
 // (docs/config-push.md), starting from the snapshot it persisted last (<data dir>/last-snapshot.json)
 // so it serves even while the control plane is away; it writes audit entries and approvals to the
 // shared PostgreSQL database (DATABASE_URL), which it never reads configuration from.
-// `agent-gateway data-plane register --name <n>` registers one and prints its credential once.
+// `agent-gateway data-plane register --name <n>` registers one and prints its credential once;
+// `agent-gateway data-plane revoke --name <n>` revokes it (its open stream is closed within a
+// heartbeat period, and it cannot reconnect).
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
@@ -37,6 +39,42 @@ export function registerDataPlaneCommand(program: Command): void {
     .action(async (options: { name: string; credentialFile?: string }) => {
       process.exitCode = await runRegister(options);
     });
+  command
+    .command('revoke')
+    .description(
+      'Revoke a data plane: its credential is refused from now on and its open stream is closed.',
+    )
+    .requiredOption('--name <name>', 'the name the data plane was registered with')
+    .action(async (options: { name: string }) => {
+      process.exitCode = await runRevoke(options);
+    });
+}
+
+async function runRevoke(options: { name: string }): Promise<number> {
+  try {
+    const config = loadConfig();
+    requirePostgres(config);
+    const { openDatabase } = await import('../../storage/database.js');
+    const { migrateDatabase } = await import('../../storage/migrations.js');
+    const { revokeDataPlane } = await import('../../control-plane/stream/credentials.js');
+    const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
+    try {
+      await migrateDatabase(db);
+      const plane = await revokeDataPlane(db, options.name);
+      console.log(
+        plane.alreadyRevoked
+          ? `data plane "${plane.name}" (id ${plane.id}) was revoked already, at ${plane.revokedAt.toISOString()}`
+          : `revoked data plane "${plane.name}" (id ${plane.id}) at ${plane.revokedAt.toISOString()}; ` +
+              'its open stream closes within a heartbeat period (15 s)',
+      );
+      return 0;
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    console.error(formatErrorLine(error));
+    return 1;
+  }
 }
 
 async function runRegister(options: { name: string; credentialFile?: string }): Promise<number> {

@@ -51,6 +51,42 @@ export async function registerDataPlane(
   return { id: generated.id, name, credential: generated.credential };
 }
 
+/**
+ * Revokes a data plane by name: its credential is refused from now on (the config stream and the
+ * acknowledgement), and an open stream is closed at the next revocation check. Revoking again
+ * keeps the first instant.
+ */
+export async function revokeDataPlane(
+  db: Database,
+  name: string,
+): Promise<{ id: string; name: string; revokedAt: Date; alreadyRevoked: boolean }> {
+  const row = await db.prisma.dataPlane.findUnique({ where: { name } });
+  if (!row) throw new GatewayError('NOT_FOUND', `no data plane named "${name}"`);
+  if (row.revokedAt) {
+    return { id: row.id, name: row.name, revokedAt: row.revokedAt, alreadyRevoked: true };
+  }
+  const revokedAt = new Date();
+  await db.prisma.dataPlane.updateMany({
+    where: { id: row.id, revokedAt: null },
+    data: { revokedAt },
+  });
+  return { id: row.id, name: row.name, revokedAt, alreadyRevoked: false };
+}
+
+/** Of the given data-plane ids, those revoked (or deleted) by now. */
+export async function findRevokedDataPlanes(
+  db: Database,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const active = await db.prisma.dataPlane.findMany({
+    where: { id: { in: [...ids] }, revokedAt: null },
+    select: { id: true },
+  });
+  const stillActive = new Set(active.map((row) => row.id));
+  return new Set(ids.filter((id) => !stillActive.has(id)));
+}
+
 export interface AuthenticatedDataPlane {
   readonly id: string;
   readonly name: string;

@@ -14,6 +14,8 @@ import { formatSseEvent } from './sse.js';
 
 export const SNAPSHOT_EVENT = 'snapshot';
 export const HEARTBEAT_EVENT = 'heartbeat';
+/** Default heartbeat period; the client treats three missed heartbeats as a lost stream. */
+export const HEARTBEAT_INTERVAL_MS = 15_000;
 
 /** One connected data plane, as the hub sees it. */
 export interface StreamClient {
@@ -46,7 +48,10 @@ export class ConfigStreamHub implements SnapshotSink {
   constructor(options: ConfigStreamHubOptions = {}) {
     this.#maxBacklogBytes = options.maxBacklogBytes ?? 64 * 1024 * 1024;
     this.#onBehind = options.onBehind;
-    this.#heartbeat = setInterval(() => this.#sendHeartbeat(), options.heartbeatMs ?? 15_000);
+    this.#heartbeat = setInterval(
+      () => this.#sendHeartbeat(),
+      options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+    );
     this.#heartbeat.unref();
   }
 

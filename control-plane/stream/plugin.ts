@@ -4,10 +4,13 @@
 //        client is behind and on every new version, `heartbeat` every 15 s.
 //   POST /api/v1/control-plane/data-planes/ack { version }: the version the data plane applied.
 // Both authenticate the data-plane credential (`Authorization: Bearer agdp_…`), not an API key.
+// A credential revoked while its stream is open (`data-plane revoke`, possibly from another
+// process) is noticed by a sweep every heartbeat period: one query over the connected data
+// planes, and their streams are ended; reconnecting is then refused.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../storage/database.js';
-import { authenticateDataPlane } from './credentials.js';
-import type { ConfigStreamHub } from './hub.js';
+import { authenticateDataPlane, findRevokedDataPlanes } from './credentials.js';
+import { type ConfigStreamHub, HEARTBEAT_INTERVAL_MS } from './hub.js';
 import { formatSseComment } from './sse.js';
 
 export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
@@ -16,6 +19,8 @@ export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 export interface ConfigStreamPluginOptions {
   readonly db: Database;
   readonly hub: ConfigStreamHub;
+  /** How often open streams are checked for a revoked credential (default: the heartbeat). */
+  readonly revocationCheckMs?: number;
 }
 
 interface StreamQuery {
@@ -29,8 +34,34 @@ export async function configStreamPlugin(
   options: ConfigStreamPluginOptions,
 ): Promise<void> {
   const { db, hub } = options;
+  /** Open streams by data-plane id, so a revocation can end them. */
+  const open = new Map<string, Set<() => void>>();
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping || open.size === 0) return;
+    sweeping = true;
+    try {
+      for (const id of await findRevokedDataPlanes(db, [...open.keys()])) {
+        for (const end of open.get(id) ?? []) end();
+        open.delete(id);
+        app.log.warn({ dataPlaneId: id }, 'data-plane credential revoked; stream closed');
+      }
+    } catch (error) {
+      app.log.warn({ err: error }, 'data-plane revocation check failed');
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = setInterval(
+    () => void sweep(),
+    options.revocationCheckMs ?? HEARTBEAT_INTERVAL_MS,
+  );
+  sweeper.unref();
   // Open streams would keep the server from closing: end them first (clients resume elsewhere).
-  app.addHook('preClose', async () => hub.close());
+  app.addHook('preClose', async () => {
+    clearInterval(sweeper);
+    hub.close();
+  });
 
   app.get<{ Querystring: StreamQuery }>(
     CONFIG_STREAM_PATH,
@@ -85,7 +116,13 @@ export async function configStreamPlugin(
         since,
         request.query.epoch ?? '',
       );
+      const end = () => res.end();
+      const ends = open.get(plane.id) ?? new Set<() => void>();
+      open.set(plane.id, ends);
+      ends.add(end);
       res.on('close', () => {
+        ends.delete(end);
+        if (ends.size === 0 && open.get(plane.id) === ends) open.delete(plane.id);
         disconnect();
         request.log.info({ dataPlane: plane.name }, 'data plane disconnected');
       });
