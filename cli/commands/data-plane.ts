@@ -10,7 +10,8 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
 import { type GatewayConfig, loadConfig } from '../config.js';
-import { requirePostgres, runUntilSignal } from './control-plane.js';
+import { runUntilSignal } from '../run-until-signal.js';
+import { requirePostgres } from './control-plane.js';
 
 interface DataPlaneOptions {
   controlPlane?: string;
