@@ -197,6 +197,18 @@ export interface StartGatewayOptions {
   readonly role?: 'all' | 'control-plane';
 }
 
+/**
+ * The event bus of a process configured by `config`: PostgreSQL LISTEN/NOTIFY when the database is
+ * a server, so subscribers see the writes of every process sharing it; in-process otherwise.
+ */
+export function openEventBus(config: GatewayConfig, logger: Logger): Promise<EventBus> {
+  return createEventBus({
+    url: config.databaseUrl,
+    schema: config.databaseSchema,
+    onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
+  });
+}
+
 export async function startGateway(
   config: GatewayConfig,
   options: StartGatewayOptions,
@@ -213,12 +225,7 @@ export async function startGateway(
   let runtime: GatewayRuntime | undefined;
   let events: EventBus | undefined;
   try {
-    // PostgreSQL: LISTEN/NOTIFY, so subscribers see the writes of every process sharing it.
-    events = await createEventBus({
-      url: config.databaseUrl,
-      schema: config.databaseSchema,
-      onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
-    });
+    events = await openEventBus(config, logger);
     runtime = await buildGatewayRuntime({
       events,
       db,

@@ -6,8 +6,13 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../../cli/config.js';
-import { buildGatewayRuntime, type GatewayRuntime, listen } from '../../cli/gateway.js';
-import { createEventBus, type EventBus } from '../../control-plane/events/index.js';
+import {
+  buildGatewayRuntime,
+  type GatewayRuntime,
+  listen,
+  openEventBus,
+} from '../../cli/gateway.js';
+import type { EventBus } from '../../control-plane/events/index.js';
 import { openDatabase } from '../../storage/database.js';
 import { createReadiness } from '../plugins/health.js';
 import { ConfigStreamClient } from './client.js';
@@ -42,11 +47,7 @@ export async function startDataPlane(
   try {
     // The approvals and audit entries this data plane writes reach the control plane's
     // subscribers through PostgreSQL LISTEN/NOTIFY (remote data planes always use PostgreSQL).
-    events = await createEventBus({
-      url: config.databaseUrl,
-      schema: config.databaseSchema,
-      onError: (err, during) => logger.warn({ err, during }, 'event bus connection problem'),
-    });
+    events = await openEventBus(config, logger);
     runtime = await buildGatewayRuntime({
       events,
       db,
