@@ -1,10 +1,9 @@
 // The per-request GraphQL context: the services' dependencies and the caller, authenticated once
 // per request against the in-memory snapshot (the same keys, hashes and expiry the data plane
 // checks), so a revoked key stops working here as soon as the snapshot without it is applied.
+import { findPresentedKey } from '../../data-plane/plugins/auth.js';
 import type { ApprovalNotifier } from '../../data-plane/routes/inspect/approval-notifier.js';
 import type { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
-import { GatewayError } from '../../shared/errors/index.js';
-import { parseApiKey, verifyApiKeySecret } from '../../shared/identity/api-keys.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import type { EventBus } from '../events/index.js';
@@ -32,30 +31,16 @@ export interface GraphQLContext extends GraphQLDependencies {
   readonly caller: Caller;
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
-
 /**
  * The caller of a request; throws AUTH_INVALID_API_KEY (401, answered by the app's error handler
- * before GraphQL runs, like every REST route). One answer for every failure (missing header,
- * unknown prefix, wrong secret, expired key): it must not tell which part was wrong.
+ * before GraphQL runs, like every REST route). The key check is the data plane's own.
  */
 export function authenticateCaller(
   header: string | undefined,
   store: SnapshotStore,
   now = Date.now(),
 ): Caller {
-  const snapshot = store.current;
-  const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  const parsed = parseApiKey(presented);
-  const key = parsed && snapshot ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
-  if (
-    !parsed ||
-    !key ||
-    !verifyApiKeySecret(parsed.secret, key.secretHash) ||
-    key.expiresAtMs <= now
-  ) {
-    throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
-  }
+  const key = findPresentedKey(header, store.current, now);
   return {
     tenantId: key.tenant.id,
     tenantName: key.tenant.name,

@@ -28,19 +28,19 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
-export function authenticate(
+/**
+ * The key a bearer header presents, checked against the snapshot: found by prefix, secret compared
+ * by hash in constant time, not expired. Every failure is the same AUTH_INVALID_API_KEY: the
+ * answer must not tell which part was wrong. No snapshot yet authorizes nothing (fail closed).
+ */
+export function findPresentedKey(
   header: string | undefined,
-  store: SnapshotStore,
-  scope: Scope,
+  snapshot: CompiledSnapshot | undefined,
   now = Date.now(),
-): AuthContext {
-  const snapshot = store.current;
-  // No configuration yet: nothing can be authorized (fail closed; /readyz says not ready).
-  if (!snapshot) throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
+): CompiledApiKey {
   const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
   const parsed = parseApiKey(presented);
-  const key = parsed ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
-  // One message for every failure: the answer must not tell which part was wrong.
+  const key = parsed && snapshot ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
   if (
     !parsed ||
     !key ||
@@ -49,12 +49,24 @@ export function authenticate(
   ) {
     throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
   }
+  return key;
+}
+
+export function authenticate(
+  header: string | undefined,
+  store: SnapshotStore,
+  scope: Scope,
+  now = Date.now(),
+): AuthContext {
+  const snapshot = store.current;
+  const key = findPresentedKey(header, snapshot, now);
   if (!key.scopes.has(scope)) {
     throw new GatewayError('AUTH_INSUFFICIENT_SCOPE', `this operation needs scope ${scope}`, {
       details: { requiredScope: scope },
     });
   }
-  return { snapshot, tenant: key.tenant, key };
+  // A key was found, so there is a snapshot.
+  return { snapshot: snapshot as CompiledSnapshot, tenant: key.tenant, key };
 }
 
 /** Notes each successful use of a key (for `lastUsedAt`); must be cheap and never throw. */
