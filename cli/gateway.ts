@@ -2,8 +2,7 @@
 // configuration and storage problems fail before anything listens; the port is taken next (so a
 // port in use fails fast and releases the data directory); migrations and the first-start
 // bootstrap run while /healthz already answers and /readyz says why it is not ready yet.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
@@ -41,6 +40,7 @@ import { type Database, openDatabase } from '../storage/database.js';
 import { StorageError } from '../storage/errors.js';
 import { migrateDatabase } from '../storage/migrations.js';
 import type { GatewayConfig } from './config.js';
+import { writeSecretFile } from './secret-file.js';
 
 export const ADMIN_KEY_FILE = 'admin-api-key';
 
@@ -309,11 +309,8 @@ export async function listen(app: FastifyInstance, config: GatewayConfig): Promi
 
 async function writeKeyFile(file: string, key: string): Promise<void> {
   try {
-    // With PostgreSQL nothing else has created the data directory yet.
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `${key}\n`, { mode: 0o600 });
-    // writeFile's mode applies only when it creates the file; enforce it for an existing one too.
-    await chmod(file, 0o600);
+    // Creates the data directory too: with PostgreSQL nothing else has created it yet.
+    await writeSecretFile(file, key);
   } catch (error) {
     throw new StorageError(
       'STORAGE_DATA_DIR_UNWRITABLE',

@@ -6,11 +6,13 @@
 // `agent-gateway data-plane register --name <n>` registers one and prints its credential once;
 // `agent-gateway data-plane revoke --name <n>` revokes it (its open stream is closed within a
 // heartbeat period, and it cannot reconnect).
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
+import type { Database } from '../../storage/database.js';
 import { type GatewayConfig, loadConfig } from '../config.js';
 import { runUntilSignal } from '../run-until-signal.js';
+import { writeSecretFile } from '../secret-file.js';
 import { requirePostgres } from './control-plane.js';
 
 interface DataPlaneOptions {
@@ -55,23 +57,15 @@ async function runRevoke(options: { name: string }): Promise<number> {
   try {
     const config = loadConfig();
     requirePostgres(config);
-    const { openDatabase } = await import('../../storage/database.js');
-    const { migrateDatabase } = await import('../../storage/migrations.js');
     const { revokeDataPlane } = await import('../../control-plane/stream/credentials.js');
-    const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
-    try {
-      await migrateDatabase(db);
-      const plane = await revokeDataPlane(db, options.name);
-      console.log(
-        plane.alreadyRevoked
-          ? `data plane "${plane.name}" (id ${plane.id}) was revoked already, at ${plane.revokedAt.toISOString()}`
-          : `revoked data plane "${plane.name}" (id ${plane.id}) at ${plane.revokedAt.toISOString()}; ` +
-              'its open stream closes within a heartbeat period (15 s)',
-      );
-      return 0;
-    } finally {
-      await db.close();
-    }
+    const plane = await withMigratedDatabase(config, (db) => revokeDataPlane(db, options.name));
+    console.log(
+      plane.alreadyRevoked
+        ? `data plane "${plane.name}" (id ${plane.id}) was revoked already, at ${plane.revokedAt.toISOString()}`
+        : `revoked data plane "${plane.name}" (id ${plane.id}) at ${plane.revokedAt.toISOString()}; ` +
+            'its open stream closes within a heartbeat period (15 s)',
+    );
+    return 0;
   } catch (error) {
     console.error(formatErrorLine(error));
     return 1;
@@ -88,36 +82,27 @@ async function runRegister(options: { name: string; credentialFile?: string }): 
         `--name ${options.name} is invalid: expected letters, digits, ".", "_" or "-" (1 to 100)`,
       );
     }
-    const { openDatabase } = await import('../../storage/database.js');
-    const { migrateDatabase } = await import('../../storage/migrations.js');
     const { registerDataPlane } = await import('../../control-plane/stream/credentials.js');
-    const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
-    try {
-      await migrateDatabase(db);
-      const plane = await registerDataPlane(db, options.name);
-      if (options.credentialFile) {
-        await writeFile(options.credentialFile, `${plane.credential}\n`, { mode: 0o600 });
-        await chmod(options.credentialFile, 0o600);
-        console.log(
-          `registered data plane "${plane.name}" (id ${plane.id}); ` +
-            `credential written to ${options.credentialFile}`,
-        );
-      } else {
-        console.log(
-          [
-            `registered data plane "${plane.name}" (id ${plane.id}); its credential, shown only`,
-            'this once (the control plane stores only its hash):',
-            '',
-            `    ${plane.credential}`,
-            '',
-            'Save it in a file (mode 0600) and pass --credential-file <file> to the data plane.',
-          ].join('\n'),
-        );
-      }
-      return 0;
-    } finally {
-      await db.close();
+    const plane = await withMigratedDatabase(config, (db) => registerDataPlane(db, options.name));
+    if (options.credentialFile) {
+      await writeSecretFile(options.credentialFile, plane.credential);
+      console.log(
+        `registered data plane "${plane.name}" (id ${plane.id}); ` +
+          `credential written to ${options.credentialFile}`,
+      );
+    } else {
+      console.log(
+        [
+          `registered data plane "${plane.name}" (id ${plane.id}); its credential, shown only`,
+          'this once (the control plane stores only its hash):',
+          '',
+          `    ${plane.credential}`,
+          '',
+          'Save it in a file (mode 0600) and pass --credential-file <file> to the data plane.',
+        ].join('\n'),
+      );
     }
+    return 0;
   } catch (error) {
     console.error(formatErrorLine(error));
     return 1;
@@ -179,4 +164,20 @@ async function readCredential(file: string | undefined): Promise<string> {
     );
   }
   return text;
+}
+
+/** Runs `fn` on the configured PostgreSQL database, migrated first, and closes it. */
+async function withMigratedDatabase<T>(
+  config: GatewayConfig,
+  fn: (db: Database) => Promise<T>,
+): Promise<T> {
+  const { openDatabase } = await import('../../storage/database.js');
+  const { migrateDatabase } = await import('../../storage/migrations.js');
+  const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
+  try {
+    await migrateDatabase(db);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
 }
