@@ -32,20 +32,21 @@ export interface ApprovalRecord {
   readonly usedAt: Date | null;
 }
 
-export interface CreateApprovalInput {
-  readonly tenantId: string;
-  readonly agentId: string;
-  readonly executionId: string;
-  readonly serverId: string;
-  readonly toolName: string;
-  readonly method: string;
-  readonly callDigest: string;
-  readonly arguments: unknown;
-  readonly policyUri: string | null;
-  readonly ruleId: string | null;
-  readonly reason: string | null;
-  readonly ttlMs: number;
-}
+/** The held call as the data plane stores it; id, status and times are the store's. */
+export type CreateApprovalInput = Pick<
+  ApprovalRecord,
+  | 'tenantId'
+  | 'agentId'
+  | 'executionId'
+  | 'serverId'
+  | 'toolName'
+  | 'method'
+  | 'callDigest'
+  | 'arguments'
+  | 'policyUri'
+  | 'ruleId'
+  | 'reason'
+> & { readonly ttlMs: number };
 
 interface ApprovalRow extends Omit<ApprovalRecord, 'status'> {
   readonly status: string;
