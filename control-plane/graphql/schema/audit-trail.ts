@@ -58,18 +58,21 @@ function auditTrailWhere(filter: AuditTrailFilter, tenantId: string) {
   };
 }
 
+/** The filters of the auditTrail query and subscription. */
+const auditFilterArgs = builder.args((t) => ({
+  action: t.string(),
+  agentId: t.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
+  decision: t.string({ description: 'metadata.decision, e.g. deny.' }),
+  from: t.field({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
+  to: t.field({ type: 'DateTime', description: 'Created before (exclusive).' }),
+}));
+
 builder.queryField('auditTrail', (t) =>
   t.prismaConnection({
     type: 'AuditEntry',
     cursor: 'id',
     authScopes: { scope: SCOPES.AUDIT_READ },
-    args: {
-      action: t.arg.string(),
-      agentId: t.arg.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
-      decision: t.arg.string({ description: 'metadata.decision, e.g. deny.' }),
-      from: t.arg({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
-      to: t.arg({ type: 'DateTime', description: 'Created before (exclusive).' }),
-    },
+    args: auditFilterArgs,
     resolve: (query, _root, args, context) => {
       checkRange(args.from, args.to);
       return context.db.prisma.auditEntry.findMany({
@@ -89,13 +92,7 @@ builder.subscriptionField('auditTrail', (t) =>
     type: 'AuditEntry',
     description: "New entries of the caller's tenant, with the filters of the auditTrail query.",
     authScopes: { scope: SCOPES.AUDIT_READ },
-    args: {
-      action: t.arg.string(),
-      agentId: t.arg.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
-      decision: t.arg.string({ description: 'metadata.decision, e.g. deny.' }),
-      from: t.arg({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
-      to: t.arg({ type: 'DateTime', description: 'Created before (exclusive).' }),
-    },
+    args: auditFilterArgs,
     subscribe: (_root, args, context) => {
       checkRange(args.from, args.to);
       const tenantId = context.caller.tenantId;
