@@ -1,38 +1,55 @@
-// Builds the data plane's Fastify app without listening, so tests can `inject` and the process
-// entry can decide where to listen. Bodies are bounded and requests time out: a gateway must not
-// be the component that an agent can exhaust.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { errorsPlugin } from './plugins/errors.js';
-import { healthPlugin, type Readiness } from './plugins/health.js';
+// Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
+// every data-plane route — inspect, the approval long-poll, public compliance validation. The
+// composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
+// a database or a port.
+import type { FastifyInstance } from 'fastify';
+import type { EventBus } from '../shared/events/index.js';
+import type { AuditWriter } from '../storage/audit-writer.js';
+import type { Database } from '../storage/database.js';
+import type { ExecutionRegistry } from './executions.js';
+import type { ListedToolsRecorder } from './listed-tools.js';
+import type { KeyUseListener } from './plugins/auth.js';
+import type { GatewayMetrics } from './plugins/metrics.js';
+import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
+import type { AccessTokenMinter } from './routes/inspect/dependencies.js';
+import { inspectRoutes } from './routes/inspect/index.js';
+import { buildServer, type ServerOptions } from './server.js';
+import type { SnapshotStore } from './store/snapshot-store.js';
+import type { UpstreamClient } from './upstream/index.js';
 
-export interface DataPlaneAppOptions {
-  readonly logger: FastifyBaseLogger;
-  readonly readiness: Readiness;
-  /** Largest accepted request body in bytes. */
-  readonly bodyLimit?: number;
-  /** Longest a request may take, end to end, in milliseconds. */
-  readonly requestTimeoutMs?: number;
+export interface DataPlaneDependencies extends ServerOptions {
+  readonly metrics: GatewayMetrics;
+  readonly store: SnapshotStore;
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
+  readonly upstream: UpstreamClient;
+  readonly executions: ExecutionRegistry;
+  /** Approval events: published for held calls, awaited by the approval long-poll. */
+  readonly events: Pick<EventBus, 'publish' | 'subscribe'>;
+  /** NEXUS_REQUIRE_MCP_OAUTH: every production forward must carry a gateway-minted token. */
+  readonly requireMcpOAuth: boolean;
+  readonly mintAccessToken?: AccessTokenMinter | undefined;
+  /** Notes key uses for `lastUsedAt`. */
+  readonly onKeyUse?: KeyUseListener | undefined;
+  /** Learns tool definitions from forwarded tools/list answers. */
+  readonly listedTools?: Pick<ListedToolsRecorder, 'record'> | undefined;
+  /** Longest `wait` of the approval long-poll, in seconds (default 30). */
+  readonly maxApprovalWaitSeconds?: number | undefined;
   /** Public compliance batch validation: rate limit and size limits (production defaults). */
-  readonly compliance?: CompliancePluginOptions;
+  readonly compliance?: CompliancePluginOptions | undefined;
 }
 
-export async function buildDataPlaneApp(options: DataPlaneAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: options.logger,
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    requestTimeout: options.requestTimeoutMs ?? 30_000,
-    connectionTimeout: 60_000,
-    keepAliveTimeout: 72_000,
-    return503OnClosing: true,
-    forceCloseConnections: 'idle',
-    // A body carrying `__proto__` or `constructor.prototype` keys is refused (400), never merged.
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
+export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
+  const app = await buildServer(deps);
+  await app.register(compliancePlugin, deps.compliance ?? {});
+  await app.register(inspectRoutes, deps);
+  await app.register(approvalRoutes, {
+    store: deps.store,
+    db: deps.db,
+    events: deps.events,
+    maxWaitSeconds: deps.maxApprovalWaitSeconds,
+    onKeyUse: deps.onKeyUse,
   });
-  // fastify-plugin wrapped: its error and not-found handlers apply to the whole app.
-  await app.register(errorsPlugin);
-  await app.register(healthPlugin, { readiness: options.readiness });
-  await app.register(compliancePlugin, options.compliance ?? {});
   return app;
 }

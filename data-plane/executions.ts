@@ -1,14 +1,16 @@
 // In-flight forwards, by agent: each forward gets an AbortController, so revoking an agent can
 // abort everything it has running (spec §1.11) instead of letting it finish.
+import type { AgentId } from '../shared/ids.js';
+
 export interface Execution {
   readonly signal: AbortSignal;
   end(): void;
 }
 
 export class ExecutionRegistry {
-  readonly #byAgent = new Map<string, Set<AbortController>>();
+  readonly #byAgent = new Map<AgentId, Set<AbortController>>();
 
-  begin(agentId: string): Execution {
+  begin(agentId: AgentId): Execution {
     const controller = new AbortController();
     let running = this.#byAgent.get(agentId);
     if (!running) {
@@ -27,7 +29,7 @@ export class ExecutionRegistry {
   }
 
   /** Aborts every in-flight forward of the agent; returns how many were aborted. */
-  abortAgent(agentId: string, reason: string): number {
+  abortAgent(agentId: AgentId, reason: string): number {
     const running = this.#byAgent.get(agentId);
     if (!running) return 0;
     this.#byAgent.delete(agentId);
@@ -35,7 +37,7 @@ export class ExecutionRegistry {
     return running.size;
   }
 
-  inFlight(agentId: string): number {
+  inFlight(agentId: AgentId): number {
     return this.#byAgent.get(agentId)?.size ?? 0;
   }
 }

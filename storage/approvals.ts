@@ -2,19 +2,28 @@
 // digest of exactly that call; an operator approves or rejects it; the agent's resubmission with
 // the approval id passes once. Every transition is one conditional UPDATE, so two concurrent
 // resubmissions cannot both use an approval and a decision cannot land on an expired or already
-// decided one, in one process or many.
+// decided one, in one process or many. Rows come back with branded ids: reading a row is the edge.
+// An id no row can have (one holding NUL or an unpaired surrogate, which PostgreSQL text cannot
+// store) is not found without a query; the held call's text is stored in the storable encoding
+// (shared/text/storable-text.ts), so arguments holding NUL are held like any others.
 import { randomUUID } from 'node:crypto';
+import type { AgentId, ApprovalId, ServerId, TenantId } from '../shared/ids.js';
+import {
+  encodeStorableJson,
+  encodeStorableText,
+  isStorableText,
+} from '../shared/text/storable-text.js';
 import type { SqlExecutor } from './database.js';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'used'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 export interface ApprovalRecord {
-  readonly id: string;
-  readonly tenantId: string;
-  readonly agentId: string;
+  readonly id: ApprovalId;
+  readonly tenantId: TenantId;
+  readonly agentId: AgentId;
   readonly executionId: string;
-  readonly serverId: string;
+  readonly serverId: ServerId;
   readonly toolName: string;
   readonly method: string;
   readonly callDigest: string;
@@ -71,15 +80,15 @@ export async function createApproval(
       randomUUID(),
       input.tenantId,
       input.agentId,
-      input.executionId,
-      input.serverId,
-      input.toolName,
-      input.method,
+      encodeStorableText(input.executionId),
+      encodeStorableText(input.serverId),
+      encodeStorableText(input.toolName),
+      encodeStorableText(input.method),
       input.callDigest,
-      JSON.stringify(input.arguments ?? {}),
+      JSON.stringify(encodeStorableJson(input.arguments ?? {})),
       input.policyUri,
       input.ruleId,
-      input.reason,
+      input.reason === null ? null : encodeStorableText(input.reason),
       now,
       new Date(now.getTime() + input.ttlMs),
     ],
@@ -89,10 +98,11 @@ export async function createApproval(
 
 export async function findApproval(
   db: SqlExecutor,
-  tenantId: string,
-  id: string,
+  tenantId: TenantId,
+  id: ApprovalId,
   now = new Date(),
 ): Promise<ApprovalRecord | undefined> {
+  if (!isStorableText(id)) return undefined;
   const rows = await db.query<ApprovalRow>(
     `select ${COLUMNS} from approvals where "tenantId" = $1 and id = $2`,
     [tenantId, id],
@@ -121,9 +131,10 @@ export type ConsumeOutcome =
  */
 export async function consumeApproval(
   db: SqlExecutor,
-  input: { tenantId: string; agentId: string; id: string; callDigest: string },
+  input: { tenantId: TenantId; agentId: AgentId; id: ApprovalId; callDigest: string },
   now = new Date(),
 ): Promise<ConsumeOutcome> {
+  if (!isStorableText(input.id)) return { ok: false, code: 'APPROVAL_NOT_FOUND' };
   const used = await db.query<ApprovalRow>(
     `update approvals set status = 'used', "usedAt" = $5
       where "tenantId" = $1 and id = $2 and "agentId" = $3 and "callDigest" = $4
@@ -157,19 +168,27 @@ export type DecideOutcome =
 export async function decideApproval(
   db: SqlExecutor,
   input: {
-    tenantId: string;
-    id: string;
+    tenantId: TenantId;
+    id: ApprovalId;
     decision: 'approved' | 'rejected';
     decidedBy: string;
     reason?: string | null;
   },
   now = new Date(),
 ): Promise<DecideOutcome> {
+  if (!isStorableText(input.id)) return { ok: false, reason: 'not_found' };
   const rows = await db.query<ApprovalRow>(
     `update approvals set status = $3, "decidedBy" = $4, "decidedAt" = $5, "decisionReason" = $6
       where "tenantId" = $1 and id = $2 and status = 'pending' and "expiresAt" > $5
       returning ${COLUMNS}`,
-    [input.tenantId, input.id, input.decision, input.decidedBy, now, input.reason ?? null],
+    [
+      input.tenantId,
+      input.id,
+      input.decision,
+      input.decidedBy,
+      now,
+      input.reason == null ? null : encodeStorableText(input.reason),
+    ],
   );
   if (rows[0]) return { ok: true, approval: toRecord(rows[0], now) };
   const approval = await findApproval(db, input.tenantId, input.id, now);

@@ -6,7 +6,7 @@
 // with milliseconds that was hashed. Verification is not done here: the export goes through
 // shared/audit's verifier like any other file.
 import { type AuditEntry, GENESIS_HASH, type JsonObject } from '../shared/audit/index.js';
-import { GatewayError } from '../shared/errors/index.js';
+import { gatewayError } from '../shared/errors/index.js';
 import type { SqlExecutor } from './database.js';
 
 export interface ExportAuditTrailOptions {
@@ -99,10 +99,10 @@ export async function openAuditExport(
   );
   const tenant = tenants[0];
   if (tenant === undefined) {
-    throw new GatewayError(
-      'AUDIT_TENANT_UNKNOWN',
-      `no tenant has the id or name ${JSON.stringify(options.tenant)}`,
-    );
+    throw gatewayError('AUDIT_TENANT_UNKNOWN', {
+      lookup: 'id or name',
+      tenant: JSON.stringify(options.tenant),
+    });
   }
   const head = { seq: Number(tenant.seq ?? 0), hash: tenant.hash ?? GENESIS_HASH };
   const from = options.from?.toISOString() ?? null;

@@ -1,8 +1,14 @@
 // Durable audit appends with group commit. Appends queue up; one flush at a time takes what is
 // queued (at most `maxBatch` entries) and writes it in ONE transaction, so many concurrent
-// requests share one commit instead of paying a round trip each. A flush starts in the microtask
-// after the first append, and the next one as soon as the previous one ends: no timer adds
-// latency, and while a flush runs new appends accumulate for the next.
+// requests share one commit instead of paying a round trip each. A flush starts in the turn after
+// the first append, and the next one as soon as the previous one ends: no timer adds latency, and
+// while a flush runs new appends accumulate for the next.
+//
+// A flush is ONE round trip when this writer knows the tenants' heads (it committed their last
+// entries): it chains the batch from those heads and calls `audit_append_batch` (a function of
+// the migrations), which writes it only if the heads are unchanged. Otherwise (first batch of a
+// tenant, another process appended, a caller-given id exists, an unknown tenant) the flush takes
+// the transactional path below, which reads the heads under lock.
 //
 // Invariants:
 // - an append's promise resolves only after the transaction holding its entry committed; when the
@@ -10,11 +16,12 @@
 //   is written;
 // - an entry that cannot be written (unknown tenant, invalid entry, duplicate id) is rejected on
 //   its own and left out of the chain before anything is hashed, so it never fails its batch;
-// - each tenant's chain head row is locked (`select … for update`, in tenant id order so two
-//   writers never deadlock) before its entries are hashed: appends from several processes sharing
-//   one PostgreSQL interleave as whole batches and the chain stays one unbroken line;
-// - createdAt = max(now, head.lastCreatedAt), taken inside the lock: timestamps never go
-//   backwards within a chain, whatever the clocks of the writers do.
+// - a batch is written only while each of its tenants' head rows is locked (`for update`, in
+//   tenant id order so two writers never deadlock) and still the head its entries were chained
+//   from: appends from several processes sharing one PostgreSQL interleave as whole batches and
+//   the chain stays one unbroken line;
+// - createdAt = max(now, head.lastCreatedAt) of that same head: timestamps never go backwards
+//   within a chain, whatever the clocks of the writers do.
 // The genesis prevHash is stored as GENESIS_HASH (the column is NOT NULL and unique per tenant)
 // and exported as null. See docs/audit-storage.md.
 import { randomUUID } from 'node:crypto';
@@ -25,7 +32,7 @@ import {
   GENESIS_HASH,
   type JsonObject,
 } from '../shared/audit/index.js';
-import { GatewayError } from '../shared/errors/index.js';
+import { GatewayError, gatewayError } from '../shared/errors/index.js';
 import type { Database, SqlExecutor } from './database.js';
 
 export interface AuditAppendInput {
@@ -125,23 +132,9 @@ where "tenantId" = any($1::text[]) order by "tenantId" for update`;
 
 const EXISTING_IDS = 'select id from audit_entries where id = any($1::text[])';
 
-// One statement: every row of the batch (one parameter, a JSON array) and the new heads.
-const WRITE_BATCH = `
-with inserted as (
-  insert into audit_entries
-    (id, "tenantId", seq, action, "resourceType", "resourceId", metadata, after, "createdAt",
-     hash, "prevHash")
-  select id, "tenantId", seq, action, "resourceType", "resourceId", metadata, after, "createdAt",
-     hash, "prevHash"
-  from jsonb_to_recordset($1::jsonb) as r(id text, "tenantId" text, seq bigint, action text,
-    "resourceType" text, "resourceId" text, metadata jsonb, after text, "createdAt" timestamptz,
-    hash text, "prevHash" text)
-)
-update audit_chain_heads as h
-set seq = v.seq, hash = v.hash, "lastCreatedAt" = v."lastCreatedAt"
-from jsonb_to_recordset($2::jsonb) as v("tenantId" text, seq bigint, hash text,
-  "lastCreatedAt" timestamptz)
-where h."tenantId" = v."tenantId"`;
+// One statement writes the batch (one JSON parameter, unpacked with jsonb_to_recordset) and moves
+// the heads, iff every head is still the one the batch was chained from.
+const APPEND_BATCH = 'select audit_append_batch($1::jsonb, $2::jsonb, $3::text[]) as written';
 
 class GroupCommitAuditWriter implements AuditWriter {
   private readonly db: Database;
@@ -158,6 +151,8 @@ class GroupCommitAuditWriter implements AuditWriter {
   private waiters: { target: number; resolve: () => void }[] = [];
   /** Tenants whose head row is known to exist: their batches skip the insert. */
   private readonly knownHeads = new Set<string>();
+  /** The heads this writer committed last, per tenant: where its next batch continues. */
+  private readonly committedHeads = new Map<string, CommittedHead>();
 
   constructor(db: Database, options: AuditWriterOptions) {
     const maxBatch = options.maxBatch ?? DEFAULT_AUDIT_BATCH;
@@ -178,15 +173,11 @@ class GroupCommitAuditWriter implements AuditWriter {
 
   append(input: AuditAppendInput): Promise<AuditEntry> {
     if (this.closed) {
-      return Promise.reject(
-        new GatewayError('AUDIT_WRITER_CLOSED', 'the audit writer is closed: entry not written'),
-      );
+      return Promise.reject(gatewayError('AUDIT_WRITER_CLOSED'));
     }
     const problem = checkStorable(input);
     if (problem !== null) {
-      return Promise.reject(
-        new GatewayError('AUDIT_ENTRY_INVALID', `audit entry not written: ${problem}`),
-      );
+      return Promise.reject(gatewayError('AUDIT_ENTRY_INVALID', { problem }));
     }
     return new Promise<AuditEntry>((resolve, reject) => {
       const givenId = input.id !== undefined;
@@ -218,10 +209,6 @@ class GroupCommitAuditWriter implements AuditWriter {
       this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
       await this.writeBatch(batch);
       this.settled += batch.length;
-      // PGlite runs queries synchronously on this thread, so while a batch was written no request
-      // could be parsed. Yield one turn of the event loop before taking the next batch, so the
-      // requests that queued up meanwhile append and share one commit instead of one each.
-      await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.waiters.length > 0) {
         const ready = this.waiters.filter((w) => w.target <= this.settled);
         this.waiters = this.waiters.filter((w) => w.target > this.settled);
@@ -236,11 +223,15 @@ class GroupCommitAuditWriter implements AuditWriter {
     const started = performance.now();
     let outcome: BatchOutcome;
     try {
-      outcome = await this.db.transaction((tx) => this.commitBatch(tx, batch));
+      outcome =
+        (await this.appendInOneRoundTrip(batch)) ??
+        (await this.db.transaction((tx) => this.commitBatch(tx, batch)));
     } catch (cause) {
-      const error = new GatewayError(
+      // The outcome may be unknown (a dropped connection during commit): read the heads again.
+      for (const item of batch) this.committedHeads.delete(item.input.tenantId);
+      const error = gatewayError(
         'AUDIT_WRITE_FAILED',
-        `a batch of ${batch.length} audit entries could not be committed to ${this.db.location}: ${describeError(cause)}`,
+        { count: batch.length, location: this.db.location, reason: describeError(cause) },
         { cause },
       );
       for (const item of batch) item.reject(error);
@@ -252,6 +243,7 @@ class GroupCommitAuditWriter implements AuditWriter {
       return;
     }
     for (const tenantId of outcome.lockedTenants) this.knownHeads.add(tenantId);
+    for (const [tenantId, head] of outcome.heads) this.committedHeads.set(tenantId, head);
     let rejected = 0;
     const committed: AuditEntry[] | null = this.onCommitted === null ? null : [];
     for (let i = 0; i < batch.length; i++) {
@@ -299,86 +291,188 @@ class GroupCommitAuditWriter implements AuditWriter {
     if (givenIds.length > 0) {
       for (const row of await tx.query<{ id: string }>(EXISTING_IDS, [givenIds])) taken.add(row.id);
     }
-
-    const results: (AuditEntry | GatewayError)[] = new Array(batch.length);
-    const rows: StoredRow[] = [];
-    for (let i = 0; i < batch.length; i++) {
-      const { input, id } = batch[i]!;
-      const head = heads.get(input.tenantId);
-      if (head === undefined) {
-        results[i] = new GatewayError(
-          'AUDIT_TENANT_UNKNOWN',
-          `audit entry not written: no tenant has id ${JSON.stringify(input.tenantId)}`,
-        );
-        continue;
-      }
-      if (taken.has(id)) {
-        results[i] = new GatewayError(
-          'AUDIT_ENTRY_DUPLICATE',
-          `audit entry not written: an entry with id ${JSON.stringify(id)} already exists`,
-        );
-        continue;
-      }
-      let entry: AuditEntry;
-      try {
-        entry = chainEntry(
-          {
-            id,
-            tenantId: input.tenantId,
-            action: input.action,
-            resourceType: input.resourceType,
-            resourceId: input.resourceId,
-            createdAt: head.createdAt,
-            ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
-          },
-          head.hash,
-        );
-      } catch (error) {
-        results[i] = new GatewayError(
-          'AUDIT_ENTRY_INVALID',
-          `audit entry not written: ${describeError(error)}`,
-          { cause: error },
-        );
-        continue;
-      }
-      taken.add(id);
-      head.seq++;
-      head.hash = entry.hash;
-      head.grew = true;
-      rows.push({
-        id,
-        tenantId: entry.tenantId,
-        seq: head.seq,
-        action: entry.action,
-        resourceType: entry.resourceType,
-        resourceId: entry.resourceId,
-        metadata: entry.metadata,
-        after: entry.after ?? null,
-        createdAt: entry.createdAt,
-        hash: entry.hash,
-        prevHash: entry.prevHash ?? GENESIS_HASH,
-      });
-      results[i] = entry;
+    const chained = chainBatch(batch, heads, taken);
+    if (chained.rows.length > 0) {
+      // The heads are locked by this transaction, so they cannot have moved.
+      const [result] = await tx.query<{ written: boolean }>(APPEND_BATCH, [
+        JSON.stringify(chained.rows),
+        JSON.stringify(chained.heads),
+        [],
+      ]);
+      if (result?.written !== true) throw new Error('the locked chain heads changed');
     }
-
-    let grownTenants = 0;
-    if (rows.length > 0) {
-      const newHeads: { tenantId: string; seq: number; hash: string; lastCreatedAt: string }[] = [];
-      for (const [tenantId, head] of heads) {
-        if (!head.grew) continue;
-        newHeads.push({ tenantId, seq: head.seq, hash: head.hash, lastCreatedAt: head.createdAt });
-      }
-      grownTenants = newHeads.length;
-      await tx.query(WRITE_BATCH, [JSON.stringify(rows), JSON.stringify(newHeads)]);
-    }
-    return { results, lockedTenants: [...heads.keys()], grownTenants };
+    return {
+      results: chained.results,
+      lockedTenants: [...heads.keys()],
+      grownTenants: chained.heads.length,
+      heads: committedHeadsOf(heads),
+    };
   }
+
+  /**
+   * Chains the batch from the heads this writer committed and writes it with one statement.
+   * Null when it cannot (a head unknown here) or did not (a head moved, a given id exists): the
+   * caller then takes the transactional path, which finds out why.
+   */
+  private async appendInOneRoundTrip(batch: readonly QueuedAppend[]): Promise<BatchOutcome | null> {
+    for (const item of batch) if (!this.committedHeads.has(item.input.tenantId)) return null;
+    const now = this.now();
+    const heads = new Map<string, ChainHead>();
+    for (const item of batch) {
+      const tenantId = item.input.tenantId;
+      if (heads.has(tenantId)) continue;
+      const committed = this.committedHeads.get(tenantId)!;
+      heads.set(tenantId, {
+        ...committed,
+        createdAt: new Date(Math.max(now, committed.lastCreatedAt)).toISOString(),
+        grew: false,
+      });
+    }
+    const chained = chainBatch(batch, heads, new Set());
+    if (chained.rows.length > 0) {
+      const givenIds = batch.filter((item) => item.givenId).map((item) => item.id);
+      const [result] = await this.db.query<{ written: boolean }>(APPEND_BATCH, [
+        JSON.stringify(chained.rows),
+        JSON.stringify(chained.heads),
+        givenIds,
+      ]);
+      if (result?.written !== true) return null;
+    }
+    return {
+      results: chained.results,
+      lockedTenants: [],
+      grownTenants: chained.heads.length,
+      heads: committedHeadsOf(heads),
+    };
+  }
+}
+
+interface CommittedHead {
+  readonly seq: number;
+  readonly hash: string;
+  readonly lastCreatedAt: number;
+}
+
+interface HeadMove {
+  readonly tenantId: string;
+  /** The head the batch was chained from: it must still be current when the batch is written. */
+  readonly fromSeq: number;
+  readonly fromHash: string;
+  readonly seq: number;
+  readonly hash: string;
+  readonly lastCreatedAt: string;
+}
+
+interface ChainedBatch {
+  readonly results: (AuditEntry | GatewayError)[];
+  readonly rows: StoredRow[];
+  /** One per tenant whose chain grew. */
+  readonly heads: HeadMove[];
+}
+
+/**
+ * Builds the batch's entries in queue order, each tenant's continuing from its head (advanced in
+ * place). Entries that cannot be written get their error instead and are left out of the chain.
+ */
+function chainBatch(
+  batch: readonly QueuedAppend[],
+  heads: Map<string, ChainHead>,
+  taken: Set<string>,
+): ChainedBatch {
+  const starts = new Map<string, { seq: number; hash: string }>();
+  for (const [tenantId, head] of heads) starts.set(tenantId, { seq: head.seq, hash: head.hash });
+  const results: (AuditEntry | GatewayError)[] = new Array(batch.length);
+  const rows: StoredRow[] = [];
+  for (let i = 0; i < batch.length; i++) {
+    const { input, id } = batch[i]!;
+    const head = heads.get(input.tenantId);
+    if (head === undefined) {
+      results[i] = gatewayError('AUDIT_TENANT_UNKNOWN', {
+        lookup: 'id',
+        tenant: JSON.stringify(input.tenantId),
+      });
+      continue;
+    }
+    if (taken.has(id)) {
+      results[i] = gatewayError('AUDIT_ENTRY_DUPLICATE', { entryId: JSON.stringify(id) });
+      continue;
+    }
+    let entry: AuditEntry;
+    try {
+      entry = chainEntry(
+        {
+          id,
+          tenantId: input.tenantId,
+          action: input.action,
+          resourceType: input.resourceType,
+          resourceId: input.resourceId,
+          createdAt: head.createdAt,
+          ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+        },
+        head.hash,
+      );
+    } catch (error) {
+      results[i] = gatewayError(
+        'AUDIT_ENTRY_INVALID',
+        { problem: describeError(error) },
+        { cause: error },
+      );
+      continue;
+    }
+    taken.add(id);
+    head.seq++;
+    head.hash = entry.hash;
+    head.grew = true;
+    rows.push({
+      id,
+      tenantId: entry.tenantId,
+      seq: head.seq,
+      action: entry.action,
+      resourceType: entry.resourceType,
+      resourceId: entry.resourceId,
+      metadata: entry.metadata,
+      after: entry.after ?? null,
+      createdAt: entry.createdAt,
+      hash: entry.hash,
+      prevHash: entry.prevHash ?? GENESIS_HASH,
+    });
+    results[i] = entry;
+  }
+  const moves: HeadMove[] = [];
+  for (const [tenantId, head] of heads) {
+    if (!head.grew) continue;
+    const start = starts.get(tenantId)!;
+    moves.push({
+      tenantId,
+      fromSeq: start.seq,
+      fromHash: start.hash,
+      seq: head.seq,
+      hash: head.hash,
+      lastCreatedAt: head.createdAt,
+    });
+  }
+  return { results, rows, heads: moves };
+}
+
+/** The heads as they stand after the batch (createdAt of a grown chain is its new newest). */
+function committedHeadsOf(heads: ReadonlyMap<string, ChainHead>): Map<string, CommittedHead> {
+  const committed = new Map<string, CommittedHead>();
+  for (const [tenantId, head] of heads) {
+    committed.set(tenantId, {
+      seq: head.seq,
+      hash: head.hash,
+      lastCreatedAt: head.grew ? Date.parse(head.createdAt) : head.lastCreatedAt,
+    });
+  }
+  return committed;
 }
 
 interface BatchOutcome {
   readonly results: readonly (AuditEntry | GatewayError)[];
   readonly lockedTenants: readonly string[];
   readonly grownTenants: number;
+  /** Every head of the batch's tenants as committed. */
+  readonly heads: ReadonlyMap<string, CommittedHead>;
 }
 
 interface StoredRow {

@@ -5,7 +5,7 @@
 // taken over.
 import { open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StorageError } from './errors.js';
+import { gatewayError } from '../shared/errors/index.js';
 
 export const LOCK_FILE_NAME = 'gateway.lock';
 
@@ -52,30 +52,30 @@ export async function acquireDataDirLock(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') {
-        throw new StorageError(
+        throw gatewayError(
           'STORAGE_DATA_DIR_UNWRITABLE',
-          `cannot write ${path}: ${(error as Error).message}`,
+          { what: 'the lock file', path, reason: (error as Error).message },
           { cause: error },
         );
       }
       const holder = await readDataDirLock(dataDir);
       if (holder && isProcessAlive(holder.pid) && holder.pid !== process.pid) {
         const where = typeof holder.url === 'string' ? ` serving ${holder.url}` : '';
-        throw new StorageError(
-          'STORAGE_DATA_DIR_IN_USE',
-          `data directory ${dataDir} is in use by process ${holder.pid}${where}`,
-        );
+        throw gatewayError('STORAGE_DATA_DIR_IN_USE', {
+          dataDir,
+          holder: `process ${holder.pid}${where}`,
+        });
       }
       if (holder?.pid === process.pid) {
-        throw new StorageError(
-          'STORAGE_DATA_DIR_IN_USE',
-          `data directory ${dataDir} is already open in this process`,
-        );
+        throw gatewayError('STORAGE_DATA_DIR_IN_USE', { dataDir, holder: 'this process' });
       }
       await unlink(path).catch(() => {});
     }
   }
-  throw new StorageError('STORAGE_DATA_DIR_IN_USE', `cannot take the lock ${path}`);
+  throw gatewayError('STORAGE_DATA_DIR_IN_USE', {
+    dataDir,
+    holder: `another process (the lock ${path} cannot be taken)`,
+  });
 }
 
 /** The current holder of a data directory, or undefined when nobody (alive) holds it. */

@@ -1,19 +1,24 @@
 // Opens the gateway's database: embedded PGlite in a data directory (the default a new user
-// gets) or a PostgreSQL server (DATABASE_URL). Both are exposed through one `Database`: a Prisma
-// client for ordinary reads and writes, plus a small raw-SQL surface for the few places that need
-// locks, multi-statement scripts or batched inserts (migrations, the audit chain).
+// gets) or a PostgreSQL server (DATABASE_URL). Both are reached the same way, through `pg` and
+// Prisma's `@prisma/adapter-pg`: the embedded database is served over the PostgreSQL wire protocol
+// on a unix socket by a worker thread (embedded-server.ts), so its synchronous query execution
+// never blocks this thread. Both are exposed through one `Database`: a Prisma client for ordinary
+// reads and writes, plus a small raw-SQL surface for the few places that need locks,
+// multi-statement scripts or batched inserts (migrations, the audit chain).
 //
 // Invariants: a PGlite data directory is used by one process at a time (enforced with a lock file,
-// see data-dir-lock.ts); a PostgreSQL database may be shared by many processes, and every query of
-// ours runs in `schema` (default `public`), so tests can isolate themselves in a schema of their own.
+// see data-dir-lock.ts); the embedded server runs one transaction at a time, so code inside a
+// transaction must never wait for another connection of the pool; a PostgreSQL database may be
+// shared by many processes, and every query of ours runs in `schema` (default `public`), so tests
+// can isolate themselves in a schema of their own.
 import { mkdir } from 'node:fs/promises';
-import { PGlite, type Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../prisma/generated/client/client.js';
+import { gatewayError } from '../shared/errors/index.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
-import { StorageError } from './errors.js';
+import { type EmbeddedServer, startEmbeddedServer } from './embedded-server.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -36,7 +41,10 @@ export interface Database extends SqlExecutor {
    * other commands can find the running gateway. No-op without a data directory.
    */
   advertise(owner: Readonly<Record<string, unknown>>): Promise<void>;
-  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  /**
+   * Runs `fn` in one transaction on one connection; rolls back if it throws. `fn` must use only
+   * `tx`: on the embedded database another connection waits until this transaction ends.
+   */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -48,15 +56,16 @@ export interface OpenDatabaseOptions {
   readonly dataDir?: string | undefined;
   /** PostgreSQL schema to use (created if missing). Default `public`. */
   readonly schema?: string | undefined;
-  /** Pool size for PostgreSQL. */
+  /** Pool size (connections to PostgreSQL or to the embedded server). Default 10. */
   readonly maxConnections?: number | undefined;
-  /** Use this PGlite instance instead of opening one (tests, tools). */
+  /** Serve this PGlite instance on this thread instead of opening one (schema tooling). */
   readonly pglite?: PGlite | undefined;
   /** What the process holding a PGlite data dir advertises in its lock file (e.g. its URL). */
   readonly lockOwner?: Readonly<Record<string, unknown>> | undefined;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const DEFAULT_MAX_CONNECTIONS = 10;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options);
@@ -70,114 +79,161 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     try {
       await mkdir(dataDir, { recursive: true });
     } catch (error) {
-      throw new StorageError(
+      throw gatewayError(
         'STORAGE_DATA_DIR_UNWRITABLE',
-        `cannot create data directory ${dataDir}: ${(error as Error).message}`,
+        { what: 'the data directory', path: dataDir, reason: (error as Error).message },
         { cause: error },
       );
     }
     lock = await acquireDataDirLock(dataDir, lockOwner ?? {});
   }
-  let client: PGlite;
+  const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  let server: EmbeddedServer;
   try {
-    client =
-      options.pglite ??
-      (await PGlite.create(dataDir === undefined ? undefined : `${dataDir}/pgdata`));
-    await client.query('select 1');
+    server = await startEmbeddedServer({ dataDir, pglite: options.pglite, maxConnections: max });
   } catch (error) {
     await lock?.release();
-    throw new StorageError(
-      'STORAGE_DATA_DIR_CORRUPT',
-      `cannot open the embedded database in ${dataDir ?? 'memory'}: ${describeError(error)}`,
-      { cause: error },
-    );
+    throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(client) });
-  const run = async <Row>(
-    executor: PGlite | PGliteTransaction,
-    text: string,
-    params?: readonly unknown[],
-  ): Promise<Row[]> => (await executor.query<Row>(text, params as unknown[] | undefined)).rows;
-  return {
+  const pool = new pg.Pool({
+    host: server.host,
+    port: server.port,
+    user: 'postgres',
+    database: 'postgres',
+    max,
+    connectionTimeoutMillis: 10_000,
+  });
+  pool.on('error', () => {});
+  return buildDatabase({
     kind: 'pglite',
-    prisma,
+    pool,
     schema: 'public',
     location: dataDir === undefined ? 'PGlite (in memory)' : `PGlite in ${dataDir}`,
-    query: (text, params) => run(client, text, params),
-    async exec(script) {
-      await client.exec(script);
-    },
+    embedded: server,
     async advertise(owner) {
       await lock?.update(owner);
     },
-    transaction: (fn) =>
-      client.transaction((tx) =>
-        fn({
-          query: (text, params) => run(tx, text, params),
-          async exec(script) {
-            await tx.exec(script);
-          },
-        }),
-      ),
-    async close() {
-      await prisma.$disconnect();
-      await client.close();
+    async release() {
+      await server.close();
       await lock?.release();
     },
-  };
+  });
 }
 
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) {
-    throw new StorageError('STORAGE_CONFIG_INVALID', `invalid PostgreSQL schema name "${schema}"`);
+    throw gatewayError('STORAGE_CONFIG_INVALID', { schema: JSON.stringify(schema) });
   }
   const location = describePostgresUrl(url, schema);
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.maxConnections ?? 10,
+    max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     connectionTimeoutMillis: 10_000,
     options: `-c search_path=${schema}`,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   try {
-    await pool.query(`create schema if not exists "${schema}"`);
+    await createSchemaIfMissing(pool, schema);
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new StorageError(
+    throw gatewayError(
       'STORAGE_UNREACHABLE',
-      `cannot connect to PostgreSQL at ${location}: ${describeError(error)}`,
+      { location, reason: describeError(error) },
       { cause: error },
     );
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  return buildDatabase({
+    kind: 'postgres',
+    pool,
+    schema,
+    location,
+    embedded: null,
+    async advertise() {},
+    async release() {},
+  });
+}
+
+/**
+ * `create schema if not exists` is not safe against itself: two processes starting at once can
+ * both pass the existence check and one then fails on pg_namespace's unique index (23505) or with
+ * duplicate_schema (42P06). Either means the schema now exists, which is all we asked for.
+ */
+async function createSchemaIfMissing(pool: pg.Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`create schema if not exists "${schema}"`);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
+}
+
+interface DatabaseParts {
+  readonly kind: DatabaseKind;
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly location: string;
+  readonly embedded: EmbeddedServer | null;
+  advertise(owner: Readonly<Record<string, unknown>>): Promise<void>;
+  /** After the pool has ended: stop the embedded server, release the lock. */
+  release(): Promise<void>;
+}
+
+function buildDatabase(parts: DatabaseParts): Database {
+  const { pool, embedded } = parts;
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema: parts.schema }) });
+  // A connection-level error from the embedded server is reported as what it is when its thread
+  // died: STORAGE_EMBEDDED_STOPPED with the reason, not "Connection terminated".
+  const explain = async (error: unknown): Promise<never> => {
+    if (embedded !== null && !isSqlError(error)) {
+      const failure = embedded.failure ?? (await embedded.checkAlive());
+      if (failure !== null) throw failure;
+    }
+    throw error;
+  };
   const run = async <Row>(
     executor: pg.Pool | pg.PoolClient,
     text: string,
     params?: readonly unknown[],
-  ): Promise<Row[]> => (await executor.query(text, params as unknown[] | undefined)).rows as Row[];
+  ): Promise<Row[]> => {
+    if (embedded?.failure) throw embedded.failure;
+    try {
+      return (await executor.query(text, params as unknown[] | undefined)).rows as Row[];
+    } catch (error) {
+      return explain(error);
+    }
+  };
+  const connect = async (): Promise<pg.PoolClient> => {
+    if (embedded?.failure) throw embedded.failure;
+    try {
+      return await pool.connect();
+    } catch (error) {
+      return explain(error);
+    }
+  };
+  let closing: Promise<void> | null = null;
   return {
-    kind: 'postgres',
+    kind: parts.kind,
     prisma,
-    schema,
-    location,
+    schema: parts.schema,
+    location: parts.location,
     query: (text, params) => run(pool, text, params),
     async exec(script) {
-      await pool.query(script);
+      await run(pool, script);
     },
-    async advertise() {},
+    advertise: parts.advertise,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await connect();
       try {
-        await client.query('begin');
+        await run(client, 'begin');
         const result = await fn({
           query: (text, params) => run(client, text, params),
           async exec(script) {
-            await client.query(script);
+            await run(client, script);
           },
         });
-        await client.query('commit');
+        await run(client, 'commit');
         return result;
       } catch (error) {
         await client.query('rollback').catch(() => {});
@@ -186,11 +242,20 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
         client.release();
       }
     },
-    async close() {
-      await prisma.$disconnect();
-      await pool.end();
+    close() {
+      closing ??= (async () => {
+        await prisma.$disconnect();
+        await pool.end();
+        await parts.release();
+      })();
+      return closing;
     },
   };
+}
+
+/** An error the server reported for a statement (it has a SQLSTATE), not a transport failure. */
+function isSqlError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
 }
 
 /** host:port/database (schema s), never the password. */

@@ -1,14 +1,13 @@
-// Storage failures are GatewayErrors with STORAGE_* codes; this alias keeps call sites short.
-import { GatewayError } from '../shared/errors/index.js';
+// Storage failures are GatewayErrors with STORAGE_* codes, built like every other error with
+// gatewayError(). StorageError only names the family: `error instanceof StorageError` is true for
+// any GatewayError whose code is a storage code, and narrows `code` to those codes. It is
+// abstract because nothing constructs it.
+import { type ErrorCode, GatewayError } from '../shared/errors/index.js';
 
-export type StorageErrorCode = Extract<
-  ConstructorParameters<typeof GatewayError>[0],
-  `STORAGE_${string}`
->;
+export type StorageErrorCode = Extract<ErrorCode, `STORAGE_${string}`>;
 
-export class StorageError extends GatewayError<StorageErrorCode> {
-  constructor(code: StorageErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-    this.name = 'StorageError';
+export abstract class StorageError extends GatewayError<StorageErrorCode> {
+  static override [Symbol.hasInstance](value: unknown): value is StorageError {
+    return value instanceof GatewayError && value.code.startsWith('STORAGE_');
   }
 }

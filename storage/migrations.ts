@@ -12,9 +12,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gatewayError } from '../shared/errors/index.js';
 import type { Database, SqlExecutor } from './database.js';
 import { StorageError } from './errors.js';
-import { packageRoot } from './package-root.js';
+import { findPackageRoot } from './package-root.js';
 
 /** The key of `pg_advisory_lock` that `prisma migrate` takes; sharing it excludes both. */
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
@@ -31,11 +32,13 @@ export interface MigrationResult {
   readonly alreadyApplied: number;
 }
 
-export function migrationsDirectory(): string {
-  return join(packageRoot(), 'prisma', 'migrations');
+export function findMigrationsDirectory(): string {
+  return join(findPackageRoot(), 'prisma', 'migrations');
 }
 
-export async function readMigrations(directory = migrationsDirectory()): Promise<MigrationFile[]> {
+export async function readMigrations(
+  directory = findMigrationsDirectory(),
+): Promise<MigrationFile[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const names = entries
     .filter((entry) => entry.isDirectory() && MIGRATION_DIR_NAME.test(entry.name))
@@ -88,9 +91,9 @@ export async function migrateDatabase(
     });
   } catch (error) {
     if (error instanceof StorageError) throw error;
-    throw new StorageError(
+    throw gatewayError(
       'STORAGE_MIGRATION_FAILED',
-      `migrating ${db.location} failed: ${(error as Error).message}`,
+      { target: db.location, reason: (error as Error).message },
       { cause: error },
     );
   }
@@ -106,10 +109,10 @@ async function readApplied(tx: SqlExecutor): Promise<Map<string, AppliedRow>> {
       applied.set(row.migration_name, row);
     } else if (row.rolled_back_at === null) {
       // Started by `prisma migrate deploy` and never finished: a human must look at it.
-      throw new StorageError(
-        'STORAGE_MIGRATION_FAILED',
-        `migration ${row.migration_name} was started earlier and did not finish`,
-      );
+      throw gatewayError('STORAGE_MIGRATION_FAILED', {
+        target: `migration ${row.migration_name}`,
+        reason: 'it was started earlier and did not finish',
+      });
     }
   }
   return applied;
@@ -122,10 +125,7 @@ function planPending(
   const known = new Set(files.map((file) => file.name));
   const unknown = [...applied.keys()].filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new StorageError(
-      'STORAGE_SCHEMA_AHEAD',
-      `the database has migrations this gateway does not know: ${unknown.join(', ')}`,
-    );
+    throw gatewayError('STORAGE_SCHEMA_AHEAD', { migrations: unknown.join(', ') });
   }
   const pending: MigrationFile[] = [];
   for (const file of files) {
@@ -133,10 +133,11 @@ function planPending(
     if (!row) {
       pending.push(file);
     } else if (row.checksum !== file.checksum) {
-      throw new StorageError(
-        'STORAGE_MIGRATION_DRIFT',
-        `migration ${file.name} was changed after it was applied (checksum ${row.checksum.slice(0, 12)}… in the database, ${file.checksum.slice(0, 12)}… on disk)`,
-      );
+      throw gatewayError('STORAGE_MIGRATION_DRIFT', {
+        migration: file.name,
+        appliedChecksum: `${row.checksum.slice(0, 12)}…`,
+        fileChecksum: `${file.checksum.slice(0, 12)}…`,
+      });
     }
   }
   return pending;
@@ -146,9 +147,9 @@ async function applyOne(tx: SqlExecutor, migration: MigrationFile): Promise<void
   try {
     await tx.exec(migration.sql);
   } catch (error) {
-    throw new StorageError(
+    throw gatewayError(
       'STORAGE_MIGRATION_FAILED',
-      `migration ${migration.name} failed: ${(error as Error).message}`,
+      { target: `migration ${migration.name}`, reason: (error as Error).message },
       { cause: error },
     );
   }

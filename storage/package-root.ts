@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
-export function packageRoot(): string {
+export function findPackageRoot(): string {
   if (cached) return cached;
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'prisma', 'schema.prisma'))) {

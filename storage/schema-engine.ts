@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { packageRoot } from './package-root.js';
+import { findPackageRoot } from './package-root.js';
 
 interface WasmSchemaEngine {
   diff(params: {
@@ -66,7 +66,7 @@ async function loadGlue(): Promise<SchemaEngineGlue> {
 }
 
 export async function readPrismaSchema(): Promise<{ path: string; content: string }> {
-  const path = join(packageRoot(), 'prisma', 'schema.prisma');
+  const path = join(findPackageRoot(), 'prisma', 'schema.prisma');
   return { path, content: await readFile(path, 'utf8') };
 }
 
@@ -127,7 +127,7 @@ export async function openSchemaDiffer(target: SchemaDifferTarget): Promise<Sche
     '';
   return {
     diffDatabaseToSchema: () =>
-      script({ tag: 'schemaDatasource', files: [schema], configDir: packageRoot() }),
+      script({ tag: 'schemaDatasource', files: [schema], configDir: findPackageRoot() }),
     diffEmptyToSchema: () => script({ tag: 'empty' }),
     close: () => engine.free(),
   };

@@ -4,14 +4,13 @@ import { rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { loadConfig } from '../../runtime/config.js';
 import { formatAuditExport } from '../../shared/audit/index.js';
-import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
+import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import { openAuditExport } from '../../storage/audit-export.js';
 import { isProcessAlive, readDataDirLock } from '../../storage/data-dir-lock.js';
 import { type Database, openDatabase } from '../../storage/database.js';
-import { StorageError } from '../../storage/errors.js';
 import { readMigrations } from '../../storage/migrations.js';
-import { loadConfig } from '../config.js';
 import type { ExportFlags } from './audit-export.js';
 
 const EXIT_OK = 0;
@@ -28,10 +27,10 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
     from = flags.from === undefined ? undefined : parseInstant('--from', flags.from);
     to = flags.to === undefined ? undefined : parseInstant('--to', flags.to);
     if (from && to && from.getTime() >= to.getTime()) {
-      throw new GatewayError(
-        'CONFIG_INVALID',
-        `--from ${flags.from} is not before --to ${flags.to}`,
-      );
+      throw gatewayError('CONFIG_INVALID', {
+        setting: `--from ${flags.from}`,
+        problem: `it is not before --to ${flags.to}`,
+      });
     }
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
@@ -81,10 +80,10 @@ function parseInstant(option: string, text: string): Date {
   const reason = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(text)
     ? 'a time needs a zone (Z or ±hh:mm)'
     : 'expected an ISO 8601 date or time';
-  throw new GatewayError(
-    'CONFIG_INVALID',
-    `${option} ${JSON.stringify(text)} is invalid: ${reason}, e.g. 2026-07-04 or 2026-07-04T10:00:00Z`,
-  );
+  throw gatewayError('CONFIG_INVALID', {
+    setting: `${option} ${JSON.stringify(text)}`,
+    problem: `${reason}, e.g. 2026-07-04 or 2026-07-04T10:00:00Z`,
+  });
 }
 
 async function openForExport(dataDirFlag: string | undefined): Promise<Database> {
@@ -99,20 +98,18 @@ async function openForExport(dataDirFlag: string | undefined): Promise<Database>
   const dataDir = dataDirFlag === undefined ? config.dataDir : resolve(dataDirFlag);
   // Never create a database here: an export of a directory without one is a wrong path.
   if (!(await isDirectory(join(dataDir, 'pgdata')))) {
-    throw new StorageError(
-      'STORAGE_DATA_DIR_MISSING',
-      `${dataDir} holds no gateway database (no pgdata directory)`,
-    );
+    throw gatewayError('STORAGE_DATA_DIR_MISSING', { dataDir });
   }
   // Checked before opening so a running gateway's directory is never touched; openDatabase
   // checks again under the lock, for a gateway that starts in between.
   const holder = await readDataDirLock(dataDir);
   if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
     const serving = typeof holder.url === 'string' ? ` serving ${holder.url}` : '';
-    throw new StorageError(
-      'STORAGE_DATA_DIR_IN_USE',
-      `data directory ${dataDir} is in use by process ${holder.pid}${serving}: stop that gateway to export from its embedded database, or run the gateways on PostgreSQL (DATABASE_URL) to export while they run`,
-    );
+    // The hint says what to do: stop that gateway, or share a PostgreSQL database instead.
+    throw gatewayError('STORAGE_DATA_DIR_IN_USE', {
+      dataDir,
+      holder: `process ${holder.pid}${serving}`,
+    });
   }
   return openDatabase({ dataDir, lockOwner: { command: 'audit export' } });
 }
@@ -140,11 +137,11 @@ async function requireMigrated(db: Database): Promise<void> {
   }
   const pending = (await readMigrations()).filter((m) => !applied.has(m.name)).map((m) => m.name);
   if (pending.length > 0) {
-    const what =
+    const missing =
       applied.size === 0
-        ? 'has never been migrated'
-        : `lacks ${pending.length} migration(s): ${pending.join(', ')}`;
-    throw new StorageError('STORAGE_NOT_MIGRATED', `the database at ${db.location} ${what}`);
+        ? 'every migration (it has never been migrated)'
+        : `${pending.length} migration(s): ${pending.join(', ')}`;
+    throw gatewayError('STORAGE_NOT_MIGRATED', { location: db.location, missing });
   }
 }
 

@@ -4,7 +4,7 @@
 import { open } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
-  auditIssueHint,
+  findAuditIssueHint,
   readAuditExport,
   type VerifyAuditChainOptions,
   type VerifyAuditChainResult,
@@ -102,7 +102,9 @@ function ioError(file: string, error: unknown): number {
 }
 
 function formatJson(result: VerifyAuditChainResult): string {
-  const output = result.ok ? result : { ...result, hint: auditIssueHint(result.firstBroken.code) };
+  const output = result.ok
+    ? result
+    : { ...result, hint: findAuditIssueHint(result.firstBroken.code) };
   return `${JSON.stringify(output)}\n`;
 }
 
@@ -118,7 +120,7 @@ function formatText(result: VerifyAuditChainResult): string {
   return [
     `FAILED at entry ${issue.index} (id ${id}): ${issue.code}`,
     `why:  ${issue.message}`,
-    `hint: ${auditIssueHint(issue.code)}`,
+    `hint: ${findAuditIssueHint(issue.code)}`,
     `${before} before it verified.`,
     '',
   ].join('\n');

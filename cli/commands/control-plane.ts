@@ -3,8 +3,8 @@
 // (docs/config-push.md). No data-plane routes. Remote data planes share its PostgreSQL database,
 // so it refuses the embedded one.
 import type { Command } from 'commander';
-import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
-import { type GatewayConfig, loadConfig } from '../config.js';
+import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
+import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import { printAdminKey, runUntilSignal } from '../run-until-signal.js';
 
 export function registerControlPlaneCommand(program: Command): void {
@@ -22,10 +22,7 @@ export function registerControlPlaneCommand(program: Command): void {
 /** Remote data planes write audit entries and approvals to the control plane's database. */
 export function requirePostgres(config: GatewayConfig): void {
   if (!config.databaseUrl) {
-    throw new GatewayError(
-      'DATA_PLANE_REQUIRES_POSTGRES',
-      'separate control-plane and data-plane processes need PostgreSQL (DATABASE_URL is not set)',
-    );
+    throw gatewayError('DATA_PLANE_REQUIRES_POSTGRES');
   }
 }
 
@@ -39,7 +36,7 @@ async function runControlPlane(): Promise<number> {
     return 1;
   }
   const { createLogger } = await import('../logger.js');
-  const { startGateway } = await import('../gateway.js');
+  const { startGateway } = await import('../../runtime/start-gateway.js');
   const logger = createLogger(config.logLevel);
   return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
     startGateway(config, {

@@ -8,11 +8,11 @@
 // heartbeat period, and it cannot reconnect).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { formatErrorLine, GatewayError } from '../../shared/errors/index.js';
+import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
+import { writeSecretFile } from '../../runtime/secret-file.js';
+import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
-import { type GatewayConfig, loadConfig } from '../config.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { writeSecretFile } from '../secret-file.js';
 import { requirePostgres } from './control-plane.js';
 
 interface DataPlaneOptions {
@@ -77,10 +77,10 @@ async function runRegister(options: { name: string; credentialFile?: string }): 
     const config = loadConfig();
     requirePostgres(config);
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(options.name)) {
-      throw new GatewayError(
-        'CONFIG_INVALID',
-        `--name ${options.name} is invalid: expected letters, digits, ".", "_" or "-" (1 to 100)`,
-      );
+      throw gatewayError('CONFIG_INVALID', {
+        setting: `--name ${options.name}`,
+        problem: 'expected letters, digits, ".", "_" or "-" (1 to 100)',
+      });
     }
     const { registerDataPlane } = await import('../../control-plane/stream/credentials.js');
     const plane = await withMigratedDatabase(config, (db) => registerDataPlane(db, options.name));
@@ -123,7 +123,7 @@ async function runDataPlane(options: DataPlaneOptions): Promise<number> {
     return 1;
   }
   const { createLogger } = await import('../logger.js');
-  const { startDataPlane } = await import('../../data-plane/remote/start.js');
+  const { startDataPlane } = await import('../../runtime/start-data-plane.js');
   const logger = createLogger(config.logLevel);
   return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
     startDataPlane(config, { logger, controlPlaneUrl, credential, name: options.name }),
@@ -132,36 +132,50 @@ async function runDataPlane(options: DataPlaneOptions): Promise<number> {
 
 function parseControlPlaneUrl(text: string | undefined): string {
   if (!text) {
-    throw new GatewayError('CONFIG_INVALID', '--control-plane <url> is required');
+    throw gatewayError('CONFIG_INVALID', {
+      setting: '--control-plane',
+      problem: 'a URL is required',
+    });
   }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new GatewayError('CONFIG_INVALID', `--control-plane ${text} is not a URL`);
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `--control-plane ${text}`,
+      problem: 'not a URL',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayError('CONFIG_INVALID', `--control-plane ${text} must be http(s)://`);
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `--control-plane ${text}`,
+      problem: 'expected an http(s):// URL',
+    });
   }
   return url.origin;
 }
 
 async function readCredential(file: string | undefined): Promise<string> {
-  if (!file) throw new GatewayError('CONFIG_INVALID', '--credential-file <file> is required');
+  if (!file) {
+    throw gatewayError('CONFIG_INVALID', {
+      setting: '--credential-file',
+      problem: 'a file is required',
+    });
+  }
   let text: string;
   try {
     text = (await readFile(file, 'utf8')).trim();
   } catch (error) {
-    throw new GatewayError(
-      'CONFIG_INVALID',
-      `--credential-file ${file} cannot be read: ${(error as Error).message}`,
-    );
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `--credential-file ${file}`,
+      problem: `cannot be read: ${(error as Error).message}`,
+    });
   }
   if (!/^agdp_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/.test(text)) {
-    throw new GatewayError(
-      'CONFIG_INVALID',
-      `--credential-file ${file} does not hold an agdp_… data-plane credential`,
-    );
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `--credential-file ${file}`,
+      problem: 'it does not hold an agdp_… data-plane credential',
+    });
   }
   return text;
 }

@@ -1,8 +1,8 @@
 // `agent-gateway migrate`: applies pending migrations and exits. `start` does the same on its own;
 // this command is for deployments that migrate in a separate step (e.g. before a rolling update).
 import type { Command } from 'commander';
+import { loadConfig } from '../../runtime/config.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
-import { loadConfig } from '../config.js';
 
 export function registerMigrateCommand(program: Command): void {
   program

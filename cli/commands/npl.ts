@@ -1,5 +1,6 @@
 // The `npl` command group: check policy files, evaluate a tool call, print a content hash.
-// Problems are printed one per line as `file:line:col: CODE message (hint: …)`.
+// Problems are printed one per line as `file:line:col: CODE message (hint: …)`; warnings the same
+// way as `warning/<issue>`, and they never change the exit code.
 // Exit codes: check/hash 0 ok, 1 invalid; eval 1 on BLOCK, 0 on any other decision,
 // 2 when the input itself is unusable (unreadable or invalid policy, bad --args, bad URI).
 import { readFile } from 'node:fs/promises';
@@ -16,8 +17,8 @@ import {
   NplError,
   type NplIssue,
   type NplPolicy,
-  parsePolicy,
   parsePolicyUri,
+  safeParsePolicy,
 } from '../../shared/npl/index.js';
 
 class CliInputError extends Error {
@@ -49,19 +50,28 @@ function errorLines(file: string, error: unknown): string[] {
   return [`${file}: NPL_FILE_UNREADABLE: ${(error as Error)?.message ?? String(error)}`];
 }
 
-async function loadPolicyFile(file: string): Promise<NplPolicy> {
+interface LoadedPolicy {
+  readonly policy: NplPolicy;
+  /** The warnings, printed as lines. */
+  readonly warnings: readonly string[];
+}
+
+/** Reads and validates a policy file; the warnings of an invalid file follow its errors. */
+async function loadPolicyFile(file: string): Promise<LoadedPolicy> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new CliInputError(errorLines(file, error));
   }
+  const parsed = safeParsePolicy(text);
+  const warnings = parsed.warnings.map((issue) => formatIssue(file, 'warning', issue));
   try {
-    const policy = parsePolicy(text);
-    compilePolicy(policy);
-    return policy;
+    if (!parsed.success) throw parsed.error;
+    compilePolicy(parsed.policy);
+    return { policy: parsed.policy, warnings };
   } catch (error) {
-    throw new CliInputError(errorLines(file, error));
+    throw new CliInputError([...errorLines(file, error), ...warnings]);
   }
 }
 
@@ -81,7 +91,7 @@ interface EvalOptions {
 
 async function loadForEval(options: EvalOptions): Promise<CompiledPolicy> {
   if (options.policyFile !== undefined) {
-    return compilePolicy(await loadPolicyFile(options.policyFile));
+    return compilePolicy((await loadPolicyFile(options.policyFile)).policy);
   }
   const uri = options.policyUri;
   if (uri === undefined) {
@@ -120,16 +130,19 @@ export function registerNplCommand(program: Command): void {
 
   npl
     .command('check')
-    .description('Validate policy files (YAML or JSON); print every problem, exit 1 if any.')
+    .description(
+      'Validate policy files (YAML or JSON); print every problem and warning, exit 1 on a problem.',
+    )
     .argument('<file...>', 'policy documents to check')
     .action(async (files: string[]) => {
       let failed = false;
       for (const file of files) {
         try {
-          const policy = await loadPolicyFile(file);
+          const { policy, warnings } = await loadPolicyFile(file);
           console.log(
             `${file}: ok (${policy.policyName}@${policy.version}, ${policy.rules.length} rules)`,
           );
+          for (const line of warnings) console.log(line);
         } catch (error) {
           failed = true;
           printErrors(error);
@@ -183,7 +196,7 @@ export function registerNplCommand(program: Command): void {
     .argument('<file>', 'policy document (YAML or JSON)')
     .action(async (file: string) => {
       try {
-        const policy = await loadPolicyFile(file);
+        const { policy } = await loadPolicyFile(file);
         console.log(`${contentHash(policy)}  ${file}`);
       } catch (error) {
         printErrors(error);

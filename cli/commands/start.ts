@@ -2,8 +2,8 @@
 // (`CODE: what failed (hint: what to do)`) on stderr and exits 1; the first signal shuts down
 // gracefully (drain, flush the audit queue), a second one exits at once.
 import type { Command } from 'commander';
+import { CONFIG_VARIABLES, loadConfig } from '../../runtime/config.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
-import { CONFIG_VARIABLES, loadConfig } from '../config.js';
 import { printAdminKey, runUntilSignal } from '../run-until-signal.js';
 
 export function registerStartCommand(program: Command): void {
@@ -35,7 +35,7 @@ async function runStart(): Promise<number> {
   }
   // Loaded here, not at the top: other commands must not pay for the server's imports.
   const { createLogger } = await import('../logger.js');
-  const { startGateway } = await import('../gateway.js');
+  const { startGateway } = await import('../../runtime/start-gateway.js');
   const logger = createLogger(config.logLevel);
   return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
     startGateway(config, { logger, onAdminKeyCreated: printAdminKey }),

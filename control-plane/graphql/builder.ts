@@ -8,12 +8,14 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
-import { GraphQLError, type GraphQLResolveInfo, Kind, valueFromASTUntyped } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { GraphQLDateTime, GraphQLJSON } from 'graphql-scalars';
 import type PrismaTypes from '../../prisma/generated/pothos-types.js';
 import { getDatamodel } from '../../prisma/generated/pothos-types.js';
-import { ERROR_CODES } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import type { Scope } from '../../shared/identity/scopes.js';
 import type { GraphQLContext } from './context.js';
+import { toGraphQLError } from './errors.js';
 
 /** Largest page a connection returns, whatever `first`/`last` ask for. */
 export const MAX_PAGE_SIZE = 100;
@@ -36,15 +38,7 @@ export const builder = new SchemaBuilder<{
     authorizeOnSubscribe: true,
     authScopes: (context) => ({ scope: (scope: Scope) => context.caller.scopes.has(scope) }),
     unauthorizedError: (_parent, _context, info) =>
-      new GraphQLError(
-        `${info.parentType.name}.${info.fieldName} needs scope ${requiredScope(info)}`,
-        {
-          extensions: {
-            code: 'AUTH_INSUFFICIENT_SCOPE',
-            hint: ERROR_CODES.AUTH_INSUFFICIENT_SCOPE.hint,
-          },
-        },
-      ),
+      gatewayError('AUTH_INSUFFICIENT_SCOPE', { scope: requiredScope(info) }),
   },
   errors: { defaultTypes: [] },
   prisma: {
@@ -56,21 +50,41 @@ export const builder = new SchemaBuilder<{
     defaultConnectionSize: 50,
     onUnusedQuery: null,
   },
-  relay: {},
+  relay: {
+    pageInfoTypeOptions: { description: 'Where a page of a connection starts and ends.' },
+    hasNextPageFieldOptions: { description: 'Whether more items follow (ask with after).' },
+    hasPreviousPageFieldOptions: { description: 'Whether items precede (ask with before).' },
+    startCursorFieldOptions: { description: 'Cursor of the first edge; null on an empty page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge; null on an empty page.' },
+    defaultConnectionTypeOptions: { description: 'One page of items, with where it ends.' },
+    defaultEdgeTypeOptions: { description: 'One item of a page and its cursor.' },
+    edgesFieldOptions: { description: 'The items of this page, in the order of the query.' },
+    pageInfoFieldOptions: { description: 'Where this page starts and ends.' },
+    cursorFieldOptions: { description: 'Opaque position of this item, for after and before.' },
+    nodeFieldOptions: { description: 'The item.' },
+    firstArgOptions: {
+      description: `Items after the cursor to return; default 50, at most ${MAX_PAGE_SIZE}.`,
+    },
+    afterArgOptions: { description: 'Cursor to start after (an edge cursor or endCursor).' },
+    lastArgOptions: { description: `Items before the cursor to return; at most ${MAX_PAGE_SIZE}.` },
+    beforeArgOptions: { description: 'Cursor to end before (an edge cursor or startCursor).' },
+  },
 });
 
-builder.scalarType('DateTime', {
-  description: 'An instant, as an ISO 8601 string with milliseconds and a zone (UTC on output).',
-  serialize: (value) => value.toISOString(),
-  parseValue: (value) => parseDate(value),
-  parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
+// The scalars are graphql-scalars' (RFC 3339 date-times, any JSON value). A malformed DateTime is
+// the client's mistake: it answers REQUEST_INVALID like every other input error, not a bare
+// GraphQL error that the error mapping would mask.
+builder.addScalarType('DateTime', GraphQLDateTime, {
+  description:
+    'An instant: an RFC 3339 date-time with a zone on input (e.g. 2025-01-31T12:00:00Z or ' +
+    '2025-01-31T13:00:00+01:00); always UTC with milliseconds on output.',
+  parseValue: (value) => asRequestInvalid(() => GraphQLDateTime.parseValue(value)),
+  parseLiteral: (ast, variables) =>
+    asRequestInvalid(() => GraphQLDateTime.parseLiteral(ast, variables)),
 });
 
-builder.scalarType('JSON', {
-  description: 'Any JSON value.',
-  serialize: (value) => value,
-  parseValue: (value) => value,
-  parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
+builder.addScalarType('JSON', GraphQLJSON, {
+  description: 'Any JSON value: an object, array, string, number, boolean or null.',
 });
 
 /** The scope a field declares (every field here declares one `{ scope }`). */
@@ -82,16 +96,21 @@ function requiredScope(info: GraphQLResolveInfo): string {
   return options?.authScopes?.scope ?? 'unknown';
 }
 
-function parseDate(value: unknown): Date {
-  const date = typeof value === 'string' ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(value as string)) {
-    throw new GraphQLError('DateTime must be an ISO 8601 date-time string', {
-      extensions: { code: 'REQUEST_INVALID' },
-    });
+function asRequestInvalid(parse: () => Date): Date {
+  try {
+    return parse();
+  } catch (error) {
+    throw toGraphQLError(gatewayError('REQUEST_INVALID', { problem: (error as Error).message }));
   }
-  return date;
 }
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({
+  description: "Reads, always inside the tenant of the request's API key.",
+});
+builder.mutationType({
+  description:
+    'Changes: each is committed, audited and published to the data plane before it answers.',
+});
+builder.subscriptionType({
+  description: "Streams of the tenant's events over graphql-ws, on the same path.",
+});

@@ -1,21 +1,26 @@
 // The per-request GraphQL context: the services' dependencies and the caller, authenticated once
-// per request against the in-memory snapshot (the same keys, hashes and expiry the data plane
-// checks), so a revoked key stops working here as soon as the snapshot without it is applied.
-import { findPresentedKey } from '../../data-plane/plugins/auth.js';
-import type { ApprovalNotifier } from '../../data-plane/routes/inspect/approval-notifier.js';
-import type { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
+// per request. The key check is injected (`authenticate`): the process that composes the planes
+// gives the data plane's check against the in-memory snapshot (the same keys, hashes and expiry
+// inspect uses), so a revoked key stops working here as soon as the snapshot without it applies.
+
+import type { EventBus } from '../../shared/events/index.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
-import type { EventBus } from '../events/index.js';
-import type { LocalSnapshotPublisher } from '../snapshot/local-publisher.js';
+import type { SnapshotPublisher } from '../snapshot/publisher.js';
+import type { ToolRefresher } from '../tools/refresher.js';
 
 /** What the resolvers need besides the caller; one object per server, shared by requests. */
 export interface GraphQLDependencies {
   readonly db: Database;
   readonly audit: Pick<AuditWriter, 'append'>;
-  readonly store: SnapshotStore;
-  readonly publisher: Pick<LocalSnapshotPublisher, 'publishNow'>;
-  readonly approvals: Pick<ApprovalNotifier, 'notify'>;
+  /**
+   * The caller a request's `Authorization` header presents; throws AUTH_INVALID_API_KEY (401,
+   * answered by the app's error handler before GraphQL runs, like every REST route).
+   */
+  readonly authenticate: (authorization: string | undefined) => Caller;
+  readonly publisher: Pick<SnapshotPublisher, 'publishNow'>;
+  /** Learns a registered or changed server's tool definitions, waiting a bounded time. */
+  readonly tools: Pick<ToolRefresher, 'refreshAfterChange'>;
   /** Approval and audit events: published by mutations, streamed by subscriptions. */
   readonly events: EventBus;
 }
@@ -29,24 +34,6 @@ export interface Caller {
 
 export interface GraphQLContext extends GraphQLDependencies {
   readonly caller: Caller;
-}
-
-/**
- * The caller of a request; throws AUTH_INVALID_API_KEY (401, answered by the app's error handler
- * before GraphQL runs, like every REST route). The key check is the data plane's own.
- */
-export function authenticateCaller(
-  header: string | undefined,
-  store: SnapshotStore,
-  now = Date.now(),
-): Caller {
-  const key = findPresentedKey(header, store.current, now);
-  return {
-    tenantId: key.tenant.id,
-    tenantName: key.tenant.name,
-    keyId: key.id,
-    scopes: key.scopes,
-  };
 }
 
 /** The identity recorded as `decidedBy`, `updatedBy`, `publishedBy` and in audit metadata. */

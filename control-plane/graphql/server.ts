@@ -1,8 +1,8 @@
 // The GraphQL API at /graphql (GET and POST): graphql-yoga inside Fastify, over the Pothos schema.
 // Per request: the API key authenticated once, before GraphQL (401 without a valid one), CSRF
 // prevention (a simple request must carry a custom header), depth and cost limits checked at
-// validation, introspection only when switched on, and error masking (errors.ts): only
-// deliberate errors with a registry code reach clients.
+// validation, introspection for authenticated keys unless switched off (introspection.ts), and
+// error masking (errors.ts): only deliberate errors with a registry code reach clients.
 // Subscriptions: graphql-ws (protocol graphql-transport-ws) on WebSocket upgrades of the same
 // path. The key (connectionParams.authorization, else the upgrade's Authorization header) is
 // checked on connect (close 4401 without a valid one) and again on every subscribe; operations
@@ -14,19 +14,22 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ExecutionArgs, GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import {
+  type ExecutionArgs,
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  specifiedRules,
+} from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import { createYoga } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
-import {
-  authenticateCaller,
-  type Caller,
-  type GraphQLContext,
-  type GraphQLDependencies,
-} from './context.js';
-import { maskError } from './errors.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import type { Caller, GraphQLContext, GraphQLDependencies } from './context.js';
+import { maskError, toGraphQLError } from './errors.js';
+import { readIntrospectionSwitch, useIntrospectionSwitch } from './introspection.js';
 import { schema } from './schema/index.js';
+import { useStorableArguments } from './storable-arguments.js';
 
 export const GRAPHQL_PATH = '/graphql';
 /** Headers that let a request without a non-simple content type through CSRF prevention. */
@@ -37,10 +40,9 @@ export const CSRF_HEADERS = [
 ];
 export const MAX_QUERY_DEPTH = 12;
 export const MAX_QUERY_COST = 5000;
-export const INTROSPECTION_ENV = 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION';
 
 export interface GraphQLPluginOptions extends GraphQLDependencies {
-  /** Default: the environment switch, else on (every request needs a valid API key anyway). */
+  /** Introspection for authenticated keys; default: the environment switch, else on. */
   readonly introspection?: boolean;
 }
 
@@ -54,26 +56,18 @@ interface ServerContext {
 /** Largest WebSocket message accepted (the same bound as an HTTP body). */
 export const MAX_WS_MESSAGE_BYTES = 1024 * 1024;
 
-/** `AGENT_GATEWAY_GRAPHQL_INTROSPECTION=false` (or 0/off/no) switches introspection off. */
-export function introspectionFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env[INTROSPECTION_ENV]?.trim().toLowerCase();
-  return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
-}
-
-function useNoIntrospection(): Plugin {
-  return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(NoSchemaIntrospectionCustomRule);
-    },
-  };
-}
+/**
+ * Validation rules of a WebSocket operation when introspection is switched off. yoga's plugin
+ * decides per HTTP request; an operation over the socket has none, so it gets the rule here.
+ */
+const RULES_WITHOUT_INTROSPECTION = [...specifiedRules, NoSchemaIntrospectionCustomRule];
 
 export async function graphqlPlugin(
   app: FastifyInstance,
   options: GraphQLPluginOptions,
 ): Promise<void> {
-  const { db, audit, store, publisher, approvals, events } = options;
-  const introspection = options.introspection ?? introspectionFromEnv();
+  const { db, audit, authenticate, publisher, tools, events } = options;
+  const introspection = options.introspection ?? readIntrospectionSwitch();
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
     schema,
@@ -88,26 +82,29 @@ export async function graphqlPlugin(
       useCSRFPrevention({ requestHeaders: CSRF_HEADERS }),
       maxDepthPlugin({ n: MAX_QUERY_DEPTH, exposeLimits: true, flattenFragments: true }),
       costLimitPlugin({ maxCost: MAX_QUERY_COST, exposeLimits: true }),
-      ...(introspection ? [] : [useNoIntrospection()]),
+      useStorableArguments(),
+      useIntrospectionSwitch<ServerContext>({
+        enabled: introspection,
+        isAuthenticated: ({ req, caller }) =>
+          caller !== undefined || callers.has(req as FastifyRequest),
+      }),
     ],
     context: ({ req, caller }) => ({
       db,
       audit,
-      store,
+      authenticate,
       publisher,
-      approvals,
+      tools,
       events,
       caller:
-        caller ??
-        callers.get(req as FastifyRequest) ??
-        authenticateCaller(req.headers.authorization, store),
+        caller ?? callers.get(req as FastifyRequest) ?? authenticate(req.headers.authorization),
     }),
   });
 
   // Authenticated before GraphQL runs, so a request without a valid key costs no parsing.
   const callers = new WeakMap<FastifyRequest, Caller>();
   app.addHook('onRequest', async (req) => {
-    callers.set(req, authenticateCaller(req.headers.authorization, store));
+    callers.set(req, authenticate(req.headers.authorization));
   });
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
@@ -118,13 +115,39 @@ export async function graphqlPlugin(
     return reply.send(response.body);
   };
   const routeSchema = {
-    summary: 'GraphQL API of the control plane (queries and mutations)',
     description:
       'GraphQL over HTTP; schema/schema.graphql is the schema and docs/graphql.md the guide. ' +
       'A GET, or a POST with a simple content type, must carry the x-agent-gateway-csrf header.',
+    response: {
+      200: {
+        description: 'The GraphQL response: `data`, and `errors` with registry codes.',
+        type: 'object',
+        properties: { data: {}, errors: { type: 'array' } },
+      },
+    },
   };
-  app.get(GRAPHQL_PATH, { schema: routeSchema }, handler);
-  app.post(GRAPHQL_PATH, { schema: routeSchema }, handler);
+  app.get(
+    GRAPHQL_PATH,
+    {
+      schema: {
+        ...routeSchema,
+        operationId: 'queryGraphQL',
+        summary: 'GraphQL API of the control plane: a query in the URL',
+      },
+    },
+    handler,
+  );
+  app.post(
+    GRAPHQL_PATH,
+    {
+      schema: {
+        ...routeSchema,
+        operationId: 'executeGraphQL',
+        summary: 'GraphQL API of the control plane: queries and mutations',
+      },
+    },
+    handler,
+  );
 
   // graphql-ws. The presented key is kept per socket and authenticated again on each subscribe,
   // so a key revoked while connected cannot start new subscriptions.
@@ -137,7 +160,7 @@ export async function graphqlPlugin(
       onConnect(ctx) {
         const header = authorizationOf(ctx.connectionParams, ctx.extra.request);
         try {
-          authenticateCaller(header, store);
+          authenticate(header);
         } catch {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: invalid API key');
           return false;
@@ -148,17 +171,21 @@ export async function graphqlPlugin(
       async onSubscribe(ctx, _id, payload) {
         let caller: Caller;
         try {
-          caller = authenticateCaller(presented.get(ctx.extra.socket), store);
+          caller = authenticate(presented.get(ctx.extra.socket));
         } catch {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: invalid API key');
-          return [new GraphQLError('invalid API key')];
+          return [toGraphQLError(gatewayError('AUTH_INVALID_API_KEY'))];
         }
         const enveloped = yoga.getEnveloped({ req: ctx.extra.request, caller, params: payload });
         let document: ExecutionArgs['document'];
         try {
           // Validation rules may throw (the depth limit does) instead of reporting.
           document = enveloped.parse(payload.query);
-          const errors = enveloped.validate(enveloped.schema, document);
+          const errors = enveloped.validate(
+            enveloped.schema,
+            document,
+            introspection ? undefined : RULES_WITHOUT_INTROSPECTION,
+          );
           if (errors.length > 0) return errors;
         } catch (error) {
           if (error instanceof GraphQLError) return [error];

@@ -1,6 +1,10 @@
 // Agents of a tenant (the governed-agent record; spawn, credentials and kill build on it).
+// Inputs arrive validated: callers check fields with shared/agents/agent-rules.ts (the GraphQL
+// inputs do it through `validate:`), so create and update obey one set of rules. The rule that
+// needs the database, audiences naming servers of the tenant, is requireRegisteredAudiences.
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../shared/errors/index.js';
+import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
 import { bumpConfigVersion } from './config-version.js';
 
@@ -18,10 +22,46 @@ export interface CreateAgentInput {
   readonly did?: string;
 }
 
-export async function createAgent(db: Database, input: CreateAgentInput): Promise<{ id: string }> {
-  if (input.name.trim() === '' || input.name.length > 200) {
-    throw new GatewayError('REQUEST_INVALID', 'agent name must be 1-200 characters');
+/**
+ * Refuses audiences (already of the form mcp://{serverId}) that name no MCP server registered in
+ * the tenant: REQUEST_INVALID naming each one as `{field}.{index}`.
+ */
+export async function requireRegisteredAudiences(
+  db: Database,
+  tenantId: string,
+  audiences: readonly string[],
+  field: string,
+): Promise<void> {
+  if (audiences.length === 0) return;
+  const serverIds = audiences.map((audience) => parseMcpAudience(audience) ?? '');
+  const registered = new Set(
+    (
+      await db.prisma.mcpServer.findMany({
+        where: { tenantId, serverId: { in: serverIds } },
+        select: { serverId: true },
+      })
+    ).map((server) => server.serverId),
+  );
+  const issues = audiences.flatMap((audience, index) =>
+    registered.has(serverIds[index] as string)
+      ? []
+      : [
+          {
+            field: `${field}.${index}`,
+            message: `${audience} is not an MCP server registered in this tenant`,
+          },
+        ],
+  );
+  if (issues.length > 0) {
+    throw gatewayError(
+      'REQUEST_INVALID',
+      { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
+      { details: { issues } },
+    );
   }
+}
+
+export async function createAgent(db: Database, input: CreateAgentInput): Promise<{ id: string }> {
   const id = randomUUID();
   await db.prisma.$transaction([
     db.prisma.agent.create({
@@ -59,19 +99,6 @@ export async function updateAgent(
   id: string,
   input: UpdateAgentInput,
 ): Promise<boolean> {
-  if (input.role !== undefined && (input.role.trim() === '' || input.role.length > 100)) {
-    throw new GatewayError('REQUEST_INVALID', 'role must be 1-100 characters');
-  }
-  if (
-    input.allowedTools !== undefined &&
-    (input.allowedTools.length > 1000 ||
-      input.allowedTools.some((tool) => tool === '' || tool.length > 256))
-  ) {
-    throw new GatewayError(
-      'REQUEST_INVALID',
-      'allowedTools must be at most 1000 names of 1-256 characters',
-    );
-  }
   const data = Object.fromEntries(
     Object.entries({
       role: input.role,

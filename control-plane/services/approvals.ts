@@ -1,11 +1,13 @@
 // An operator's decision on a held call: only a pending, unexpired approval of the tenant can be
 // decided, once (the conditional UPDATE in storage/approvals.ts). The decision and who made it go
-// to the audit trail before the answer, long-polls waiting on the approval wake at once, and
-// `approval.resolved` goes to the event bus (the approvalQueue subscription).
-import { GatewayError } from '../../shared/errors/index.js';
+// to the audit trail before the answer, then `approval.resolved` goes to the event bus: it feeds
+// the approvalQueue subscription and wakes the approval long-polls of every data plane.
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
+import { asApprovalId, asTenantId } from '../../shared/ids.js';
 import { type ApprovalRecord, decideApproval } from '../../storage/approvals.js';
 import type { Database } from '../../storage/database.js';
-import { EVENT_TYPES, type EventBus } from '../events/index.js';
 import type { AuditAppender } from './bootstrap.js';
 
 export interface ResolveApprovalInput {
@@ -22,41 +24,45 @@ export const MAX_DECISION_REASON_LENGTH = 2000;
 export async function resolveApproval(
   db: Database,
   audit: AuditAppender,
-  notifier: { notify(id: string): void },
   input: ResolveApprovalInput,
   events?: Pick<EventBus, 'publish'>,
 ): Promise<ApprovalRecord> {
   if (input.reason && input.reason.length > MAX_DECISION_REASON_LENGTH) {
-    throw new GatewayError(
-      'REQUEST_INVALID',
-      `reason must be at most ${MAX_DECISION_REASON_LENGTH} characters`,
-    );
+    throw gatewayError('REQUEST_INVALID', {
+      problem: `reason must be at most ${MAX_DECISION_REASON_LENGTH} characters`,
+    });
   }
+  // The ids arrive as the GraphQL arguments and caller carry them; branded here, where they
+  // enter the approval store.
+  const tenantId = asTenantId(input.tenantId);
   const outcome = await decideApproval(db, {
-    tenantId: input.tenantId,
-    id: input.id,
+    tenantId,
+    id: asApprovalId(input.id),
     decision: input.decision,
     decidedBy: input.decidedBy,
     reason: input.reason ?? null,
   });
   if (!outcome.ok) {
     if (outcome.reason === 'not_found') {
-      throw new GatewayError('APPROVAL_NOT_FOUND', `approval ${input.id} not found`);
+      throw gatewayError('APPROVAL_NOT_FOUND', { approvalId: input.id });
     }
     const status = outcome.approval?.status;
     if (status === 'expired') {
-      throw new GatewayError('APPROVAL_EXPIRED', `approval ${input.id} has expired`);
+      throw gatewayError('APPROVAL_EXPIRED', { approvalId: input.id });
     }
-    throw new GatewayError(
+    throw gatewayError(
       'REQUEST_INVALID',
-      `approval ${input.id} is ${status}: only a pending approval can be decided`,
+      { problem: `approval ${input.id} is ${status}: only a pending approval can be decided` },
       { details: { status } },
     );
   }
   const approval = outcome.approval;
   await audit.append({
-    tenantId: input.tenantId,
-    action: input.decision === 'approved' ? 'approval.approved' : 'approval.rejected',
+    tenantId,
+    action:
+      input.decision === 'approved'
+        ? AUDIT_ACTIONS.APPROVAL_APPROVED
+        : AUDIT_ACTIONS.APPROVAL_REJECTED,
     resourceType: 'approval',
     resourceId: approval.id,
     metadata: {
@@ -69,10 +75,9 @@ export async function resolveApproval(
       tool: approval.toolName,
     },
   });
-  notifier.notify(approval.id);
   events?.publish({
     type: EVENT_TYPES.APPROVAL_RESOLVED,
-    tenantId: input.tenantId,
+    tenantId,
     approval: { id: approval.id, agentId: approval.agentId, status: approval.status },
   });
   return approval;

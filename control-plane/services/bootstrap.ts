@@ -3,18 +3,21 @@
 // once and written to a 0600 file by the caller); the database keeps its hash. Safe when several
 // gateways start at once against one PostgreSQL: an advisory lock lets exactly one create them.
 import { randomUUID } from 'node:crypto';
+import { AUDIT_ACTIONS, type AuditAction } from '../../shared/audit/index.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
+import { asTenantId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
-import { initialGatewayPolicy } from './tenants.js';
+import { buildInitialGatewayPolicy } from './tenants.js';
 
 export const DEFAULT_TENANT_NAME = 'default';
 const BOOTSTRAP_LOCK_KEY = 0x61677462; // "agtb"
 
+/** What the services need of the audit writer: appends of the gateway's own actions. */
 export interface AuditAppender {
   append(input: {
     tenantId: string;
-    action: string;
+    action: AuditAction;
     resourceType: string;
     resourceId: string;
     metadata?: Record<string, string | number | boolean | null | string[]>;
@@ -22,7 +25,7 @@ export interface AuditAppender {
 }
 
 export interface BootstrapResult {
-  readonly tenantId: string;
+  readonly tenantId: TenantId;
   /** Present only when this call created the admin key: the one time the secret is known. */
   readonly adminKey?: { readonly id: string; readonly key: string; readonly prefix: string };
 }
@@ -38,8 +41,8 @@ export async function ensureDefaultTenant(
     const existing = await tx.query<{ id: string }>('select id from tenants where name = $1', [
       DEFAULT_TENANT_NAME,
     ]);
-    if (existing[0]) return { tenantId: existing[0].id };
-    const tenantId = randomUUID();
+    if (existing[0]) return { tenantId: asTenantId(existing[0].id) };
+    const tenantId = asTenantId(randomUUID());
     const keyId = randomUUID();
     const key = generateApiKey();
     await tx.query(
@@ -51,7 +54,7 @@ export async function ensureDefaultTenant(
          "blockedTools", "destructiveToolPatterns", "exfilAllowedDomains", "pinnedPolicies",
          "updatedAt", "updatedBy")
        values ($1, '{}', '{}', '{}', $2, '{}', '{}', now(), 'bootstrap')`,
-      [tenantId, initialGatewayPolicy().destructiveToolPatterns],
+      [tenantId, buildInitialGatewayPolicy().destructiveToolPatterns],
     );
     await tx.query(
       `insert into api_keys (id, "tenantId", prefix, "secretHash", name, scopes, "createdBy")
@@ -64,14 +67,14 @@ export async function ensureDefaultTenant(
     await Promise.all([
       audit.append({
         tenantId: created.tenantId,
-        action: 'tenant.created',
+        action: AUDIT_ACTIONS.TENANT_CREATED,
         resourceType: 'tenant',
         resourceId: created.tenantId,
         metadata: { actorType: 'system', name: DEFAULT_TENANT_NAME, reason: 'first start' },
       }),
       audit.append({
         tenantId: created.tenantId,
-        action: 'api_key.created',
+        action: AUDIT_ACTIONS.API_KEY_CREATED,
         resourceType: 'api_key',
         resourceId: created.adminKey.id,
         metadata: { actorType: 'system', prefix: created.adminKey.prefix, scopes: [...ALL_SCOPES] },

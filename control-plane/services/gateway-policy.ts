@@ -1,6 +1,6 @@
 // The tenant's gateway policy (spec §1.7, §2.5): validated field by field, so an operator learns
 // every wrong field at once, then stored whole and published with the next snapshot.
-import { GatewayError } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import { parsePolicyUri } from '../../shared/npl/index.js';
 import {
   EXECUTION_MODES,
@@ -114,9 +114,9 @@ export async function updateGatewayPolicy(
 ): Promise<void> {
   const issues = validateGatewayPolicyPatch(patch);
   if (issues.length > 0) {
-    throw new GatewayError(
+    throw gatewayError(
       'REQUEST_INVALID',
-      issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
+      { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
       { details: { issues } },
     );
   }

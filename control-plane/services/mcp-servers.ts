@@ -1,7 +1,9 @@
 // MCP servers a tenant registers: where the data plane forwards, and mock results per tool for
-// simulation mode.
+// simulation mode. The tool definitions of a server are learnt from its upstream
+// (control-plane/tools/refresher.ts); registering a server again keeps what was learnt.
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
 import type { Database } from '../../storage/database.js';
 import { bumpConfigVersion } from './config-version.js';
 
@@ -12,6 +14,11 @@ export interface RegisterMcpServerInput {
   readonly serverId: string;
   readonly url: string;
   readonly mockResults?: Readonly<Record<string, unknown>>;
+  /**
+   * Tool name -> MCP annotations, as the upstream's tools/list would declare them: set when the
+   * caller knows them already (tests, imports). Omitted: a new server starts with none and one
+   * registered again keeps those learnt.
+   */
   readonly toolAnnotations?: Readonly<Record<string, unknown>>;
 }
 
@@ -20,15 +27,26 @@ export async function registerMcpServer(
   input: RegisterMcpServerInput,
 ): Promise<{ id: string }> {
   if (!SERVER_ID.test(input.serverId)) {
-    throw new GatewayError('REQUEST_INVALID', 'serverId must be 1-128 letters, digits, . _ or -');
+    throw gatewayError('REQUEST_INVALID', {
+      problem: 'serverId must be 1-128 letters, digits, . _ or -',
+    });
   }
   const url = parseServerUrl(input.url);
   const id = randomUUID();
+  const toolAnnotations =
+    input.toolAnnotations === undefined
+      ? undefined
+      : (toStoredDefinitions(
+          Object.entries(input.toolAnnotations).map(([name, annotations]) => ({
+            name,
+            definition: { name, annotations },
+          })),
+        ) as object);
   const data = {
     url: url.toString(),
     transport: 'streamable-http',
     mockResults: (input.mockResults ?? {}) as object,
-    toolAnnotations: (input.toolAnnotations ?? {}) as object,
+    ...(toolAnnotations === undefined ? {} : { toolAnnotations }),
   };
   const [server] = await db.prisma.$transaction([
     db.prisma.mcpServer.upsert({
@@ -46,10 +64,10 @@ function parseServerUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
+    throw gatewayError('REQUEST_INVALID', { problem: 'url must be an absolute http(s) URL' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new GatewayError('REQUEST_INVALID', 'url must be an absolute http(s) URL');
+    throw gatewayError('REQUEST_INVALID', { problem: 'url must be an absolute http(s) URL' });
   }
   return url;
 }
@@ -73,10 +91,9 @@ export async function updateMcpServer(
     input.transport !== undefined &&
     !(MCP_TRANSPORTS as readonly string[]).includes(input.transport)
   ) {
-    throw new GatewayError(
-      'REQUEST_INVALID',
-      `transport must be one of ${MCP_TRANSPORTS.join(', ')}`,
-    );
+    throw gatewayError('REQUEST_INVALID', {
+      problem: `transport must be one of ${MCP_TRANSPORTS.join(', ')}`,
+    });
   }
   const data: { url?: string; transport?: string; mockResults?: object } = {};
   if (input.url !== undefined) data.url = parseServerUrl(input.url).toString();

@@ -2,13 +2,14 @@
 // published name@version is immutable: publishing the same content again is a no-op, different
 // content under an existing version is refused.
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import {
   BUNDLED_POLICIES,
   contentHash,
   formatPolicyUri,
-  parsePolicy,
+  type NplIssue,
   parsePolicyUri,
+  safeParsePolicy,
 } from '../../shared/npl/index.js';
 import type { Database } from '../../storage/database.js';
 import { bumpConfigVersion } from './config-version.js';
@@ -17,6 +18,8 @@ export interface PublishResult {
   readonly uri: string;
   readonly contentHash: string;
   readonly created: boolean;
+  /** What the engine warns about (e.g. an always-false comparison); never blocks a publish. */
+  readonly warnings: readonly NplIssue[];
 }
 
 /** Throws NplError (with every issue) for an invalid document. */
@@ -24,7 +27,9 @@ export async function publishPolicyVersion(
   db: Database,
   input: { tenantId: string; source: string | object; publishedBy?: string },
 ): Promise<PublishResult> {
-  const policy = parsePolicy(input.source);
+  const parsed = safeParsePolicy(input.source);
+  if (!parsed.success) throw parsed.error;
+  const { policy, warnings } = parsed;
   const hash = contentHash(policy);
   const uri = formatPolicyUri({ name: policy.policyName, version: policy.version });
   const existing = await db.prisma.nplPolicyVersion.findUnique({
@@ -37,11 +42,12 @@ export async function publishPolicyVersion(
     },
   });
   if (existing) {
-    if (existing.contentHash === hash) return { uri, contentHash: hash, created: false };
-    throw new GatewayError(
-      'REQUEST_INVALID',
-      `${uri} is already published with different content; publish a new version`,
-    );
+    if (existing.contentHash === hash) {
+      return { uri, contentHash: hash, created: false, warnings };
+    }
+    throw gatewayError('REQUEST_INVALID', {
+      problem: `${uri} is already published with different content; publish a new version`,
+    });
   }
   await db.prisma.$transaction([
     db.prisma.nplPolicyVersion.create({
@@ -59,7 +65,7 @@ export async function publishPolicyVersion(
     }),
     bumpConfigVersion(db.prisma, input.tenantId),
   ]);
-  return { uri, contentHash: hash, created: true };
+  return { uri, contentHash: hash, created: true, warnings };
 }
 
 /**
@@ -84,7 +90,7 @@ export async function pinPolicy(
         select: { id: true },
       });
       if (!published) {
-        throw new GatewayError('NOT_FOUND', `${uri} is not published in this tenant`);
+        throw gatewayError('NOT_FOUND', { resource: `policy ${uri} is published in this tenant` });
       }
     }
     const policy = await tx.gatewayPolicy.findUniqueOrThrow({
@@ -115,7 +121,7 @@ export async function unpinPolicy(
       select: { pinnedPolicies: true },
     });
     if (!policy.pinnedPolicies.includes(uri)) {
-      throw new GatewayError('NOT_FOUND', `${uri} is not pinned`);
+      throw gatewayError('NOT_FOUND', { resource: `pinned policy ${uri} in this tenant` });
     }
     const pins = policy.pinnedPolicies.filter((pin) => pin !== uri);
     await tx.gatewayPolicy.update({

@@ -1,39 +1,39 @@
 // Tenants and their API keys. A new tenant gets a gateway policy that trusts no server and denies
 // destructive operations with the built-in patterns: a fresh tenant is closed until configured.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../data-plane/inspection/index.js';
-import { GatewayError } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../shared/gateway-policy/destructive-tool-patterns.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { isScope, type Scope } from '../../shared/identity/scopes.js';
+import { asTenantId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
 import { bumpConfigVersion } from './config-version.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The gateway policy columns a new tenant starts with (besides the schema's defaults). */
-export function initialGatewayPolicy(): { destructiveToolPatterns: string[] } {
+export function buildInitialGatewayPolicy(): { destructiveToolPatterns: string[] } {
   return { destructiveToolPatterns: [...DEFAULT_DESTRUCTIVE_TOOL_PATTERNS] };
 }
 
 export async function createTenant(
   db: Database,
   input: { name: string; displayName?: string },
-): Promise<{ id: string; name: string }> {
+): Promise<{ id: TenantId; name: string }> {
   if (!TENANT_NAME.test(input.name)) {
-    throw new GatewayError(
-      'REQUEST_INVALID',
-      'tenant name must be 1-63 lower-case letters, digits or dashes',
-    );
+    throw gatewayError('REQUEST_INVALID', {
+      problem: 'tenant name must be 1-63 lower-case letters, digits or dashes',
+    });
   }
   const tenant = await db.prisma.tenant.create({
     data: {
       id: randomUUID(),
       name: input.name,
       displayName: input.displayName ?? null,
-      gatewayPolicy: { create: { ...initialGatewayPolicy(), updatedBy: 'tenant creation' } },
+      gatewayPolicy: { create: { ...buildInitialGatewayPolicy(), updatedBy: 'tenant creation' } },
     },
   });
-  return { id: tenant.id, name: tenant.name };
+  return { id: asTenantId(tenant.id), name: tenant.name };
 }
 
 export interface CreatedApiKey {
@@ -55,7 +55,9 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const unknown = input.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0 || input.scopes.length === 0) {
-    throw new GatewayError('REQUEST_INVALID', `unknown or missing scopes: ${unknown.join(', ')}`);
+    throw gatewayError('REQUEST_INVALID', {
+      problem: `unknown or missing scopes: ${unknown.join(', ')}`,
+    });
   }
   const generated = generateApiKey();
   const id = randomUUID();

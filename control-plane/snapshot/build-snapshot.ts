@@ -1,15 +1,23 @@
 // Reads the whole configuration from the database into one ConfigSnapshot. One query per table
 // (not per tenant), so a large installation costs a handful of round trips; revoked keys and
 // expired or retired material are left out here, so the data plane never has to filter them.
-import type {
-  AgentStatus,
-  ConfigSnapshot,
-  ExecutionMode,
-  GatewayPolicyConfig,
-  OAuthMode,
-  TenantConfig,
-  ToolAnnotations,
+// Before the snapshot is handed out, it is checked for consistency and the problems go, grouped
+// per tenant, to the caller's `onProblems`. It is handed out anyway: rejection is per tenant and
+// happens where the last good compiled state lives, in each data plane's store (this process's
+// included), which runs the same check. Reading the rows is where their ids get their brands.
+import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
+import {
+  type AgentStatus,
+  type ConfigSnapshot,
+  checkSnapshotConsistency,
+  type ExecutionMode,
+  type GatewayPolicyConfig,
+  groupProblemsByTenant,
+  type OAuthMode,
+  type SnapshotProblem,
+  type TenantConfig,
 } from '../../shared/snapshot/index.js';
+import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
 import type { Database } from '../../storage/database.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
@@ -20,7 +28,19 @@ export async function readConfigFingerprint(db: Database): Promise<string> {
   return `${rows[0]?.n ?? 0}:${rows[0]?.total ?? '0'}`;
 }
 
-export async function buildConfigSnapshot(db: Database, version: number): Promise<ConfigSnapshot> {
+export interface BuildSnapshotOptions {
+  /** Called once per built snapshot that has problems, with them grouped by tenant id. */
+  readonly onProblems?: (
+    problems: ReadonlyMap<string, readonly SnapshotProblem[]>,
+    version: number,
+  ) => void;
+}
+
+export async function buildConfigSnapshot(
+  db: Database,
+  version: number,
+  options: BuildSnapshotOptions = {},
+): Promise<ConfigSnapshot> {
   const now = new Date();
   const { prisma } = db;
   const [tenants, policies, keys, servers, agents, versions] = await Promise.all([
@@ -51,7 +71,7 @@ export async function buildConfigSnapshot(db: Database, version: number): Promis
   const tenantConfigs: TenantConfig[] = tenants.map((tenant) => {
     const policy = policyOf.get(tenant.id);
     return {
-      id: tenant.id,
+      id: asTenantId(tenant.id),
       name: tenant.name,
       configVersion: tenant.configVersion,
       gatewayPolicy: policy ? toGatewayPolicyConfig(policy) : CLOSED_POLICY,
@@ -63,14 +83,14 @@ export async function buildConfigSnapshot(db: Database, version: number): Promis
         expiresAt: key.expiresAt?.toISOString() ?? null,
       })),
       servers: (serversOf.get(tenant.id) ?? []).map((server) => ({
-        serverId: server.serverId,
+        serverId: asServerId(server.serverId),
         url: server.url,
         transport: server.transport,
         mockResults: asRecord(server.mockResults),
-        toolAnnotations: asRecord(server.toolAnnotations) as Record<string, ToolAnnotations>,
+        toolAnnotations: readStoredAnnotations(server.toolAnnotations),
       })),
       agents: (agentsOf.get(tenant.id) ?? []).map((agent) => ({
-        id: agent.id,
+        id: asAgentId(agent.id),
         name: agent.name,
         role: agent.role,
         status: agent.status as AgentStatus,
@@ -86,7 +106,12 @@ export async function buildConfigSnapshot(db: Database, version: number): Promis
       })),
     };
   });
-  return { version, builtAt: now.toISOString(), tenants: tenantConfigs };
+  const snapshot: ConfigSnapshot = { version, builtAt: now.toISOString(), tenants: tenantConfigs };
+  if (options.onProblems) {
+    const problems = checkSnapshotConsistency(snapshot);
+    if (problems.length > 0) options.onProblems(groupProblemsByTenant(problems), version);
+  }
+  return snapshot;
 }
 
 type GatewayPolicyRow = Awaited<

@@ -2,7 +2,7 @@
 // finds the row and may appear in logs); the secret is 256 random bits stored only as its SHA-256,
 // compared in constant time: the same scheme as tenant API keys (shared/identity/api-keys.ts).
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import {
   generateApiKey,
   hashApiKeySecret,
@@ -42,7 +42,7 @@ export async function registerDataPlane(
 ): Promise<{ id: string; name: string; credential: string }> {
   const existing = await db.prisma.dataPlane.findUnique({ where: { name } });
   if (existing) {
-    throw new GatewayError('DATA_PLANE_NAME_TAKEN', `a data plane named "${name}" exists already`);
+    throw gatewayError('DATA_PLANE_NAME_TAKEN', { name: `"${name}"` });
   }
   const generated = generateDataPlaneCredential();
   await db.prisma.dataPlane.create({
@@ -61,7 +61,7 @@ export async function revokeDataPlane(
   name: string,
 ): Promise<{ id: string; name: string; revokedAt: Date; alreadyRevoked: boolean }> {
   const row = await db.prisma.dataPlane.findUnique({ where: { name } });
-  if (!row) throw new GatewayError('NOT_FOUND', `no data plane named "${name}"`);
+  if (!row) throw gatewayError('NOT_FOUND', { resource: `data plane named "${name}"` });
   if (row.revokedAt) {
     return { id: row.id, name: row.name, revokedAt: row.revokedAt, alreadyRevoked: true };
   }
@@ -111,7 +111,7 @@ export async function authenticateDataPlane(
     !verifyApiKeySecret(parsed.secret, row.credentialHash) ||
     (expectedName !== undefined && expectedName !== row.name)
   ) {
-    throw new GatewayError('DATA_PLANE_CREDENTIAL_INVALID', 'invalid data-plane credential');
+    throw gatewayError('DATA_PLANE_CREDENTIAL_INVALID');
   }
   return { id: row.id, name: row.name };
 }

@@ -8,14 +8,14 @@
 // current one (the control plane restarted and counts from 1 again) → the publisher is asked to
 // build above it (`onBehind`), and that build reaches every client.
 import { randomBytes } from 'node:crypto';
+import {
+  HEARTBEAT_EVENT,
+  HEARTBEAT_INTERVAL_MS,
+  SNAPSHOT_EVENT,
+} from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
-import type { SnapshotSink } from '../snapshot/local-publisher.js';
+import type { SnapshotSink } from '../snapshot/publisher.js';
 import { formatSseEvent } from './sse.js';
-
-export const SNAPSHOT_EVENT = 'snapshot';
-export const HEARTBEAT_EVENT = 'heartbeat';
-/** Default heartbeat period; the client treats three missed heartbeats as a lost stream. */
-export const HEARTBEAT_INTERVAL_MS = 15_000;
 
 /** One connected data plane, as the hub sees it. */
 export interface StreamClient {

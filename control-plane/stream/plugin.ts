@@ -8,13 +8,15 @@
 // process) is noticed by a sweep every heartbeat period: one query over the connected data
 // planes, and their streams are ended; reconnecting is then refused.
 import type { FastifyInstance } from 'fastify';
+import {
+  CONFIG_STREAM_PATH,
+  DATA_PLANE_ACK_PATH,
+  HEARTBEAT_INTERVAL_MS,
+} from '../../shared/config-stream/protocol.js';
 import type { Database } from '../../storage/database.js';
 import { authenticateDataPlane, findRevokedDataPlanes } from './credentials.js';
-import { type ConfigStreamHub, HEARTBEAT_INTERVAL_MS } from './hub.js';
+import type { ConfigStreamHub } from './hub.js';
 import { formatSseComment } from './sse.js';
-
-export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
-export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
 export interface ConfigStreamPluginOptions {
   readonly db: Database;

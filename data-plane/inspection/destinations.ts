@@ -30,7 +30,9 @@ export class DomainAllowList {
       text = text.replace(/[/?#].*$/s, '');
       if (text.startsWith('*.')) text = text.slice(2);
       if (text.startsWith('.')) text = text.slice(1);
-      const host = text.startsWith('[') ? canonicalHost(text) : canonicalHost(stripPort(text));
+      const host = text.startsWith('[')
+        ? canonicalizeHost(text)
+        : canonicalizeHost(stripPort(text));
       if (host === null || host === '') throw new RangeError(`invalid allowed domain: ${entry}`);
       this.domains.add(host);
     }
@@ -40,7 +42,7 @@ export class DomainAllowList {
     return this.domains.size;
   }
 
-  /** `host` must be canonical (see canonicalHost). */
+  /** `host` must be canonical (see canonicalizeHost). */
   allows(host: string): boolean {
     if (this.domains.has(host)) return true;
     if (isIpLiteral(host)) return false;
@@ -86,7 +88,7 @@ function isPlainHost(host: string): boolean {
  * The canonical form of a host as a WHATWG URL parser would resolve it (lowercase, punycode,
  * IPv4 dotted quad, bracketed IPv6), without a trailing dot; null when it is not a valid host.
  */
-export function canonicalHost(raw: string): string | null {
+export function canonicalizeHost(raw: string): string | null {
   let host = raw;
   if (host.length === 0 || host.length > MAX_AUTHORITY) return null;
   if (!isPlainHost(host)) {
@@ -219,7 +221,7 @@ function checkUrl(
     host = colon < 0 ? authority : authority.slice(0, colon);
   }
   if (host === '') return null;
-  const canonical = canonicalHost(host);
+  const canonical = canonicalizeHost(host);
   if (canonical === null) return UNPARSEABLE;
   return allow.allows(canonical) ? null : destination(`${scheme} URL to ${canonical}`);
 }
@@ -243,7 +245,7 @@ function checkEmail(
   const tld = domain.slice(dot + 1);
   if (!/^(?:[a-z]{2,63}|xn--[a-z0-9-]+)$/i.test(tld) && !hasNonAscii(tld)) return null;
   if (!take()) return budgetExceeded;
-  const canonical = canonicalHost(domain);
+  const canonical = canonicalizeHost(domain);
   if (canonical === null) return null;
   return allow.allows(canonical) ? null : destination(`email to ${canonical}`);
 }

@@ -2,12 +2,9 @@
 // Pure modules (no I/O, no framework imports); compile once per configuration, call per request.
 // See docs/inspection-detectors.md. Every public name is exported here.
 
-export { canonicalHost, DomainAllowList } from './destinations.js';
-export {
-  compileDestructiveDetector,
-  DEFAULT_DESTRUCTIVE_TOOL_PATTERNS,
-  type DestructiveDetectorOptions,
-} from './destructive.js';
+export { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../shared/gateway-policy/destructive-tool-patterns.js';
+export { canonicalizeHost, DomainAllowList } from './destinations.js';
+export { compileDestructiveDetector, type DestructiveDetectorOptions } from './destructive.js';
 export {
   BULK_LIMIT_ARGUMENTS,
   compileExfiltrationDetector,

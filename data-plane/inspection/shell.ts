@@ -9,70 +9,32 @@
 // `bash -c`, `eval` and `ssh host …` strings are analysed as commands in turn, and the SQL given
 // to psql/mysql/sqlite3 goes to the SQL classifier. Only words in command position count, so
 // prose such as "I ran rm -rf on it" is not a command. The exact rule list is in
-// docs/inspection-detectors.md.
+// docs/inspection-detectors.md; the command tables are in shell-commands.ts.
+//
+// Hand-written on purpose. A general shell parser throws on an unbalanced quote or a stray
+// keyword, and tool arguments are prose mixed with commands, fragments and hostile input; a parse
+// error would either hide the command or block every call, and a full parse does not fit the
+// per-call budget of microseconds. This tokenizer reads partial, mixed and hostile input in
+// bounded time and never throws. A real parser serves as an oracle in the property tests
+// (tests/data-plane/inspection/shell-oracle.test.ts).
 
+import {
+  BLOCK_DEVICES,
+  COMMANDS_WITH_RULES,
+  PARTITION_READ_ONLY,
+  PARTITIONERS,
+  POWER,
+  SHELLS,
+  SIMPLE_PREFIXES,
+  SQL_CLIENTS,
+  SSH_VALUE_FLAGS,
+  WRAPPER_POSITIONALS,
+  WRAPPERS,
+} from './shell-commands.js';
 import type { SqlAnalyzer } from './sql.js';
 import type { Finding } from './types.js';
 
-/** Command names the rules look at (pre-check: a string naming none of them is not parsed). */
-const HINT_WORDS = [
-  'rm',
-  'mkfs',
-  'mke2fs',
-  'mkswap',
-  'dd',
-  'shred',
-  'wipefs',
-  'blkdiscard',
-  'fdisk',
-  'cfdisk',
-  'sfdisk',
-  'gdisk',
-  'sgdisk',
-  'parted',
-  'shutdown',
-  'reboot',
-  'halt',
-  'poweroff',
-  'init',
-  'telinit',
-  'systemctl',
-  'kill',
-  'chmod',
-  'chown',
-  'chgrp',
-  'git',
-  'curl',
-  'wget',
-  'find',
-  'truncate',
-  'kubectl',
-  'terraform',
-  'helm',
-  'docker',
-  'podman',
-  'aws',
-  'gsutil',
-  'gcloud',
-  'redis-cli',
-  'dropdb',
-  'psql',
-  'mysql',
-  'mariadb',
-  'sqlite3',
-  'sqlcmd',
-  'duckdb',
-  'clickhouse-client',
-  'cockroach',
-  'format',
-  'del',
-  'erase',
-  'rd',
-  'rmdir',
-  'remove-item',
-  'ri',
-];
-const MAX_HINT_WORD = 17;
+const MAX_HINT_WORD = Math.max(...COMMANDS_WITH_RULES.map((w) => w.length));
 
 function isHintChar(c: number): boolean {
   return (
@@ -80,19 +42,30 @@ function isHintChar(c: number): boolean {
   );
 }
 
-function hashWord(s: string, a: number, b: number): number {
-  let h = b - a;
-  for (let i = a; i < b; i++) h = (Math.imul(h, 31) + (s.charCodeAt(i) | 32)) | 0;
-  return h;
+/** Quotes and backslashes inside a word: the shell removes them (`r"m"`, `r\m`, `'r'm` run rm). */
+function isQuoteChar(c: number): boolean {
+  return c === 34 || c === 39 || c === 92;
 }
 
-const HINT_HASHES = new Set(HINT_WORDS.map((w) => hashWord(w, 0, w.length)));
+/** One step of a case-insensitive word hash, so a word is hashed as it is scanned. */
+function hashStep(h: number, c: number): number {
+  return (Math.imul(h, 31) + (c | 32)) | 0;
+}
+
+const HINT_HASHES = new Set(
+  COMMANDS_WITH_RULES.map((w) => {
+    let h = 0;
+    for (let i = 0; i < w.length; i++) h = hashStep(h, w.charCodeAt(i));
+    return h;
+  }),
+);
 
 /**
  * Cheap pre-check, linear with a small constant and no allocation (a regex alternation costs
  * tens of milliseconds on 256 KB of punctuation): does `s` contain, as a whole word (words end
- * at anything but letters, digits, - and _), the name of a command the rules look at, a function
- * definition `() {`, or a `/dev/` path? A hash collision only costs a parse.
+ * at anything but letters, digits, - and _; quotes and backslashes inside a word are skipped, as
+ * the shell removes them), the name of a command the rules look at, a function definition
+ * `() {`, or a `/dev/` path? A hash collision only costs a parse.
  */
 export function mentionsCommand(s: string): boolean {
   const n = s.length;
@@ -102,9 +75,18 @@ export function mentionsCommand(s: string): boolean {
       i++;
       continue;
     }
-    const a = i;
-    while (i < n && isHintChar(s.charCodeAt(i))) i++;
-    if (i - a <= MAX_HINT_WORD && HINT_HASHES.has(hashWord(s, a, i))) return true;
+    let h = 0;
+    let length = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (isHintChar(c)) {
+        h = hashStep(h, c);
+        length++;
+      } else if (!isQuoteChar(c)) {
+        break;
+      }
+    }
+    if (length <= MAX_HINT_WORD && HINT_HASHES.has(h)) return true;
   }
   return s.includes('/dev/') || hasFunctionDefinition(s);
 }
@@ -127,88 +109,6 @@ export const SHELL_LIMIT: Finding = Object.freeze({
 
 const MAX_NESTING = 64;
 const MAX_DEPTH = 4;
-
-const SIMPLE_PREFIXES = new Set([
-  'nohup',
-  'time',
-  'exec',
-  'command',
-  'builtin',
-  'then',
-  'do',
-  'else',
-  'elif',
-  'if',
-  'while',
-  'until',
-  '!',
-  '{',
-  '}',
-  '(',
-  'stdbuf',
-  'unbuffer',
-  'nocorrect',
-]);
-/** Wrappers that run the command after their own options; value: options taking a value. */
-const WRAPPERS = new Map<string, ReadonlySet<string>>([
-  ['sudo', new Set(['-u', '-g', '-C', '-p', '-U', '-D', '-h', '-r', '-t', '-T'])],
-  ['doas', new Set(['-u', '-C'])],
-  ['env', new Set(['-u', '-C', '--unset', '--chdir'])],
-  ['nice', new Set(['-n', '--adjustment'])],
-  ['ionice', new Set(['-c', '-n', '-p'])],
-  ['timeout', new Set(['-s', '-k', '--signal', '--kill-after'])],
-  ['xargs', new Set(['-I', '-n', '-P', '-d', '-L', '-s', '-a', '-E', '-i'])],
-  ['watch', new Set(['-n', '-d', '--interval'])],
-  ['chroot', new Set(['--userspec', '--groups'])],
-  ['busybox', new Set()],
-  ['strace', new Set(['-o', '-e', '-p'])],
-  ['flock', new Set(['-w'])],
-]);
-/** Wrappers followed by one positional word before the command. */
-const WRAPPER_POSITIONALS = new Set(['timeout', 'chroot', 'flock']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'su', 'mksh', 'tcsh']);
-const SQL_CLIENTS = new Set([
-  'psql',
-  'mysql',
-  'mariadb',
-  'sqlite3',
-  'sqlcmd',
-  'duckdb',
-  'clickhouse-client',
-  'cockroach',
-]);
-const PARTITIONERS = new Set(['fdisk', 'sfdisk', 'gdisk', 'sgdisk', 'cfdisk', 'parted']);
-const PARTITION_READ_ONLY = new Set([
-  '-l',
-  '--list',
-  'print',
-  '-p',
-  '--print',
-  '-h',
-  '--help',
-  '-v',
-  '-V',
-  '--version',
-  '-s',
-  '--show-size',
-]);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const BLOCK_DEVICES = [
-  'sd',
-  'hd',
-  'vd',
-  'xvd',
-  'nvme',
-  'mmcblk',
-  'disk',
-  'rdisk',
-  'mapper/',
-  'md',
-  'dm-',
-  'nbd',
-  'loop',
-];
-const SSH_VALUE_FLAGS = new Set('bcDEeFIiJLlmOopQRSWw'.split('').map((c) => `-${c}`));
 
 const finding = (detail: string): Finding => Object.freeze({ kind: 'shell', detail });
 const RM_RF = finding('rm -rf');

@@ -1,15 +1,24 @@
 // SQL in arguments: a tokenizer and two classifiers (destructive statements, bulk reads).
 // Pure module: no I/O, no framework imports.
 //
+// Hand-written on purpose. A general SQL parser throws on the first token it does not expect,
+// and tool arguments are prose mixed with SQL, fragments, several dialects and hostile input; a
+// parse error would either hide the statement or block every call, and a full parse does not fit
+// the per-call budget of microseconds. This analyzer classifies partial, mixed and hostile input
+// in bounded time and never throws. Real parsers serve as oracles in the property tests
+// (tests/data-plane/inspection/sql-oracle.test.ts). The keyword tables are in sql-keywords.ts.
+//
 // The tokenizer knows what hides keywords: '…' strings ('' escapes; backslash escapes in a second
 // pass, see below), "…" and `…` quoted identifiers, -- and /* */ comments, $tag$…$tag$ dollar
 // quoting. It records paren depth per token, so "top level" means "not inside a subquery". It is a
 // single forward pass (indexOf for long bodies), linear in the input; unterminated strings and
 // comments run to the end of the input.
 //
-// Dialects disagree on two points that could hide a statement: backslash escapes in strings
-// (MySQL) and nested block comments (PostgreSQL). When the input contains either, it is analysed
-// a second time under the other reading, and a finding under either reading counts.
+// Dialects disagree on three points that could hide a statement: backslash escapes in strings
+// (MySQL), nested block comments (PostgreSQL) and [bracketed] names (T-SQL; elsewhere `[` opens
+// an array or subscript, as in ARRAY[']'], where a bracketed-name reading would swallow a quote).
+// When the input contains one of them, it is analysed again under that reading, and a finding
+// under any reading counts.
 //
 // A statement is classified only where a statement can begin: at the start of the input, after
 // `;`, `(`, `)`, or after EXPLAIN/ANALYZE/BEGIN/THEN/ELSE/… — so `please drop me a line` and
@@ -17,6 +26,20 @@
 // needs an object type, UPDATE needs `SET col =`, DELETE/TRUNCATE need a table name followed by
 // something SQL can follow it with) to keep prose out. See docs/inspection-detectors.md.
 
+import {
+  ALTER_DROP_TARGETS,
+  ALTER_OBJECTS,
+  CLAUSE_AFTER_WHERE,
+  DELETE_CONTINUATIONS,
+  DROP_MODIFIERS,
+  DROP_OBJECTS,
+  HARMLESS_ALTER_DROP,
+  RESERVED,
+  STATEMENT_PREFIXES,
+  STATEMENT_STARTS,
+  TRUNCATE_CONTINUATIONS,
+  UPDATE_CONTINUATIONS,
+} from './sql-keywords.js';
 import type { Finding } from './types.js';
 
 const WORD = 1;
@@ -26,6 +49,12 @@ const DOLLAR = 4;
 const NUMBER = 5;
 const PUNCT = 6;
 const PARAM = 7;
+
+/** How to read the points where dialects disagree; READ_PLAIN is every dialect's common ground. */
+const READ_PLAIN = 0;
+const READ_BACKSLASH = 1;
+const READ_NESTED = 2;
+const READ_BRACKETS = 3;
 
 const MAX_KEYWORD = 24;
 const MAX_TAG = 64;
@@ -54,244 +83,6 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-const DROP_OBJECTS = new Set([
-  'TABLE',
-  'DATABASE',
-  'SCHEMA',
-  'INDEX',
-  'VIEW',
-  'SEQUENCE',
-  'FUNCTION',
-  'PROCEDURE',
-  'TRIGGER',
-  'TYPE',
-  'USER',
-  'ROLE',
-  'COLLECTION',
-  'KEYSPACE',
-  'TABLESPACE',
-  'EXTENSION',
-  'OWNED',
-  'EVENT',
-  'DOMAIN',
-  'SERVER',
-  'PUBLICATION',
-  'SUBSCRIPTION',
-  'POLICY',
-  'RULE',
-  'AGGREGATE',
-  'PARTITION',
-  'STREAM',
-  'STAGE',
-  'WAREHOUSE',
-  'SYNONYM',
-  'PACKAGE',
-  'LOGIN',
-  'CATALOG',
-  'MODEL',
-  'DICTIONARY',
-  'SNAPSHOT',
-]);
-const DROP_MODIFIERS = new Set([
-  'TEMPORARY',
-  'TEMP',
-  'MATERIALIZED',
-  'FOREIGN',
-  'GLOBAL',
-  'EXTERNAL',
-  'UNLOGGED',
-  'PUBLIC',
-  'PRIVATE',
-]);
-const ALTER_OBJECTS = new Set([
-  'TABLE',
-  'DATABASE',
-  'SCHEMA',
-  'VIEW',
-  'MATERIALIZED',
-  'FOREIGN',
-  'INDEX',
-  'SEQUENCE',
-  'TYPE',
-  'DOMAIN',
-  'USER',
-  'ROLE',
-  'PUBLICATION',
-  'EXTENSION',
-  'COLLECTION',
-  'KEYSPACE',
-  'ONLINE',
-  'IGNORE',
-]);
-/** `ALTER … DROP x` that removes no data. */
-const HARMLESS_ALTER_DROP = new Set(['DEFAULT', 'NOT', 'IDENTITY', 'EXPRESSION', 'STATISTICS']);
-const ALTER_DROP_TARGETS = new Set([
-  'COLUMN',
-  'CONSTRAINT',
-  'PARTITION',
-  'SUBPARTITION',
-  'INDEX',
-  'KEY',
-  'PRIMARY',
-  'FOREIGN',
-  'CHECK',
-  'ATTRIBUTE',
-  'VALUE',
-]);
-/** Words after which a new statement may start. */
-const STATEMENT_PREFIXES = new Set([
-  'EXPLAIN',
-  'ANALYZE',
-  'ANALYSE',
-  'VERBOSE',
-  'BEGIN',
-  'TRANSACTION',
-  'WORK',
-  'TRAN',
-  'ATOMIC',
-  'THEN',
-  'ELSE',
-  'LOOP',
-  'INSTEAD',
-  'ALSO',
-  'GO',
-]);
-/** Words that cannot be a table name or alias. */
-const RESERVED = new Set([
-  'WHERE',
-  'SET',
-  'FROM',
-  'USING',
-  'RETURNING',
-  'ORDER',
-  'LIMIT',
-  'JOIN',
-  'INNER',
-  'LEFT',
-  'RIGHT',
-  'FULL',
-  'CROSS',
-  'NATURAL',
-  'ON',
-  'AND',
-  'OR',
-  'NOT',
-  'SELECT',
-  'INSERT',
-  'UPDATE',
-  'DELETE',
-  'DROP',
-  'TABLE',
-  'VALUES',
-  'INTO',
-  'AS',
-  'WITH',
-  'GROUP',
-  'HAVING',
-  'UNION',
-  'CASCADE',
-  'RESTRICT',
-  'OUTPUT',
-  'OPTION',
-  'TOP',
-  'ALL',
-  'DISTINCT',
-  'NULL',
-  'TRUE',
-  'FALSE',
-  'CASE',
-  'WHEN',
-  'THEN',
-  'ELSE',
-  'END',
-  'IS',
-  'IN',
-  'BY',
-  'OF',
-  'TO',
-  'FOR',
-  'PARTITION',
-  'ONLY',
-  'CREATE',
-  'ALTER',
-  'TRUNCATE',
-  'BEGIN',
-  'COMMIT',
-  'ROLLBACK',
-  'STRAIGHT_JOIN',
-]);
-/** What may follow `DELETE FROM t [alias]` in SQL (anything else: not SQL). */
-const DELETE_CONTINUATIONS = new Set([
-  'WHERE',
-  'USING',
-  'RETURNING',
-  'ORDER',
-  'LIMIT',
-  'OUTPUT',
-  'FROM',
-  'JOIN',
-  'INNER',
-  'LEFT',
-  'RIGHT',
-  'CROSS',
-  'FULL',
-  'NATURAL',
-  'STRAIGHT_JOIN',
-  'PARTITION',
-  'WITH',
-  'OPTION',
-]);
-/** What may follow `UPDATE t [alias]` before its SET. */
-const UPDATE_CONTINUATIONS = new Set([
-  'JOIN',
-  'INNER',
-  'LEFT',
-  'RIGHT',
-  'CROSS',
-  'FULL',
-  'NATURAL',
-  'STRAIGHT_JOIN',
-  'WITH',
-  'PARTITION',
-  'FROM',
-]);
-const TRUNCATE_CONTINUATIONS = new Set([
-  'CASCADE',
-  'RESTRICT',
-  'RESTART',
-  'CONTINUE',
-  'REUSE',
-  'DROP',
-  'PRESERVE',
-  'PARTITION',
-  'WITH',
-  'IMMEDIATE',
-]);
-/** A top-level one of these ends a DELETE/UPDATE statement (T-SQL needs no `;`). */
-const STATEMENT_STARTS = new Set([
-  'SELECT',
-  'INSERT',
-  'UPDATE',
-  'DELETE',
-  'DROP',
-  'CREATE',
-  'ALTER',
-  'TRUNCATE',
-  'MERGE',
-  'GRANT',
-  'REVOKE',
-  'EXEC',
-  'EXECUTE',
-  'DECLARE',
-  'BEGIN',
-  'COMMIT',
-  'ROLLBACK',
-  'GO',
-  'IF',
-  'WHILE',
-]);
-const CLAUSE_AFTER_WHERE = new Set(['ORDER', 'LIMIT', 'RETURNING', 'OR', 'OPTION', 'OUTPUT']);
-
 class LimitExceeded extends Error {}
 const LIMIT_EXCEEDED = new LimitExceeded('SQL analysis budget');
 
@@ -305,6 +96,7 @@ class SqlTokens {
   upper: string[] = [];
   sawBackslash = false;
   sawNestedComment = false;
+  sawBracket = false;
 
   private push(kind: number, start: number, end: number, depth: number): number {
     const t = this.count;
@@ -328,10 +120,11 @@ class SqlTokens {
     return t;
   }
 
-  tokenize(s: string, from: number, to: number, backslash: boolean, nested: boolean): void {
+  tokenize(s: string, from: number, to: number, reading: number): void {
     this.count = 0;
     this.sawBackslash = false;
     this.sawNestedComment = false;
+    this.sawBracket = false;
     let depth = 0;
     let i = from;
     while (i < to) {
@@ -342,26 +135,13 @@ class SqlTokens {
         const nl = s.indexOf('\n', i + 2);
         i = nl < 0 || nl >= to ? to : nl + 1;
       } else if (c === 47 && s.charCodeAt(i + 1) === 42 && i + 1 < to) {
-        i = this.skipBlockComment(s, i, to, nested);
+        i = this.skipBlockComment(s, i, to, reading === READ_NESTED);
       } else if (c === 39) {
-        const end = this.scanString(s, i, to, backslash);
+        const end = this.scanString(s, i, to, reading === READ_BACKSLASH);
         this.push(STRING, i, end, depth);
         i = end;
-      } else if (c === 34 || c === 96) {
-        let j = i + 1;
-        for (;;) {
-          const close = s.indexOf(c === 34 ? '"' : '`', j);
-          if (close < 0 || close >= to) {
-            j = to;
-            break;
-          }
-          if (s.charCodeAt(close + 1) === c && close + 1 < to) {
-            j = close + 2;
-            continue;
-          }
-          j = close + 1;
-          break;
-        }
+      } else if (c === 34 || c === 96 || (c === 91 && reading === READ_BRACKETS)) {
+        const j = scanQuotedName(s, i, to, c === 91 ? ']' : s[i]!);
         this.push(QIDENT, i, j, depth);
         i = j;
       } else if (c === 36) {
@@ -389,6 +169,7 @@ class SqlTokens {
           depth--;
           this.push(PUNCT, i, i + 1, depth);
         } else {
+          if (c === 91) this.sawBracket = true;
           this.push(PUNCT, i, i + 1, depth);
         }
         i++;
@@ -497,7 +278,7 @@ export class SqlAnalyzer {
    */
   bulk(s: string, limit: number): Finding | null {
     const tk = this.tokens(0);
-    tk.tokenize(s, 0, s.length, false, false);
+    tk.tokenize(s, 0, s.length, READ_PLAIN);
     this.s = s;
     this.tk = tk;
     let found: Finding | null = null;
@@ -559,18 +340,24 @@ export class SqlAnalyzer {
   private analyze(s: string, from: number, to: number, level: number): Finding | null {
     if (level > MAX_LEVEL) throw LIMIT_EXCEEDED;
     const tk = this.tokens(level);
-    tk.tokenize(s, from, to, false, false);
+    tk.tokenize(s, from, to, READ_PLAIN);
     let found = this.classify(s, tk, level);
     if (found !== null) return found;
     const backslash = tk.sawBackslash;
     const nested = tk.sawNestedComment;
+    const brackets = tk.sawBracket;
     if (backslash) {
-      tk.tokenize(s, from, to, true, false);
+      tk.tokenize(s, from, to, READ_BACKSLASH);
       found = this.classify(s, tk, level);
       if (found !== null) return found;
     }
     if (nested) {
-      tk.tokenize(s, from, to, false, true);
+      tk.tokenize(s, from, to, READ_NESTED);
+      found = this.classify(s, tk, level);
+      if (found !== null) return found;
+    }
+    if (brackets) {
+      tk.tokenize(s, from, to, READ_BRACKETS);
       found = this.classify(s, tk, level);
     }
     return found;
@@ -646,10 +433,21 @@ export class SqlAnalyzer {
 
   /** Index after a qualified name starting at t, or -1. */
   private readName(t: number): number {
-    if (!this.isName(t)) return -1;
+    // Around a dot any word is a name part, reserved or not (`s.order`, `to.a`).
+    const qualifier = this.isNamePart(t) && this.punct(t + 1, 46) && this.isNamePart(t + 2);
+    if (!qualifier && !this.isName(t)) return -1;
     let u = t + 1;
-    while (this.punct(u, 46) && this.isName(u + 1)) u += 2;
+    while (this.punct(u, 46) && this.isNamePart(u + 1)) u += 2;
     return u;
+  }
+
+  private isNamePart(t: number): boolean {
+    return t < this.tk.count && (this.tk.kind[t] === WORD || this.tk.kind[t] === QIDENT);
+  }
+
+  /** A keyword used as a column or qualifier (`go = 1`, `t.go`, `go.x`) starts no statement. */
+  private isColumnWord(t: number): boolean {
+    return this.punct(t + 1, 61) || this.punct(t + 1, 46) || (t > 0 && this.punct(t - 1, 46));
   }
 
   private skipAlias(t: number): number {
@@ -670,7 +468,7 @@ export class SqlAnalyzer {
       if (tk.depth[u] !== base || tk.kind[u] !== WORD) continue;
       const w = tk.upper[u]!;
       if (w === wanted) return u;
-      if (STATEMENT_STARTS.has(w)) return -1;
+      if (STATEMENT_STARTS.has(w) && !this.isColumnWord(u)) return -1;
     }
     return -1;
   }
@@ -857,6 +655,17 @@ export class SqlAnalyzer {
       return this.analyze(s, from, to, level + 1);
     }
     return null;
+  }
+}
+
+/** End of a quoted name opened at `i` and closed by `close` (doubled: a literal one). */
+function scanQuotedName(s: string, i: number, to: number, close: string): number {
+  let j = i + 1;
+  for (;;) {
+    const at = s.indexOf(close, j);
+    if (at < 0 || at >= to) return to;
+    if (s[at + 1] !== close || at + 1 >= to) return at + 1;
+    j = at + 2;
   }
 }
 

@@ -54,7 +54,7 @@ export function splitWords(name: string, star = false): string[] {
 }
 
 /** Glob match of one word; `*` matches any run of characters. Linear-ish, no regex. */
-export function globMatch(pattern: string, word: string): boolean {
+export function matchGlob(pattern: string, word: string): boolean {
   let p = 0;
   let w = 0;
   let star = -1;
@@ -105,7 +105,7 @@ export function compileWordPatterns(patterns: readonly string[]): WordPatterns {
       for (const { source, words: seq } of sequences) {
         for (let start = 0; start + seq.length <= words.length; start++) {
           let k = 0;
-          while (k < seq.length && globMatch(seq[k]!, words[start + k]!)) k++;
+          while (k < seq.length && matchGlob(seq[k]!, words[start + k]!)) k++;
           if (k === seq.length) return source;
         }
       }

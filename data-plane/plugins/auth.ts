@@ -4,8 +4,12 @@
 // authenticated against, so everything after uses one consistent configuration.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { GatewayError } from '../../shared/errors/index.js';
-import { parseApiKey, verifyApiKeySecret } from '../../shared/identity/api-keys.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import {
+  equalInConstantTime,
+  parseApiKey,
+  verifyApiKeySecret,
+} from '../../shared/identity/api-keys.js';
 import type { Scope } from '../../shared/identity/scopes.js';
 import type {
   CompiledApiKey,
@@ -29,6 +33,23 @@ declare module 'fastify' {
 const BEARER = /^Bearer ([^\s]+)$/;
 
 /**
+ * The secret that last verified against each key of the snapshot being served. A key presented
+ * again (every call of an agent) is compared with it in constant time instead of being hashed
+ * again (SHA-256 was most of the authentication cost). Keyed by the compiled key: a new snapshot
+ * starts with none, so a revoked or rotated key's secret goes with the snapshot that held it. The
+ * process sees the plaintext secret on every request anyway; this keeps one per key, no more.
+ */
+const verifiedSecrets = new WeakMap<CompiledApiKey, string>();
+
+function secretMatches(secret: string, key: CompiledApiKey): boolean {
+  const verified = verifiedSecrets.get(key);
+  if (verified !== undefined && equalInConstantTime(secret, verified)) return true;
+  if (!verifyApiKeySecret(secret, key.secretHash)) return false;
+  verifiedSecrets.set(key, secret);
+  return true;
+}
+
+/**
  * The key a bearer header presents, checked against the snapshot: found by prefix, secret compared
  * by hash in constant time, not expired. Every failure is the same AUTH_INVALID_API_KEY: the
  * answer must not tell which part was wrong. No snapshot yet authorizes nothing (fail closed).
@@ -41,13 +62,8 @@ export function findPresentedKey(
   const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
   const parsed = parseApiKey(presented);
   const key = parsed && snapshot ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
-  if (
-    !parsed ||
-    !key ||
-    !verifyApiKeySecret(parsed.secret, key.secretHash) ||
-    key.expiresAtMs <= now
-  ) {
-    throw new GatewayError('AUTH_INVALID_API_KEY', 'invalid API key');
+  if (!parsed || !key || !secretMatches(parsed.secret, key) || key.expiresAtMs <= now) {
+    throw gatewayError('AUTH_INVALID_API_KEY');
   }
   return key;
 }
@@ -61,9 +77,13 @@ export function authenticate(
   const snapshot = store.current;
   const key = findPresentedKey(header, snapshot, now);
   if (!key.scopes.has(scope)) {
-    throw new GatewayError('AUTH_INSUFFICIENT_SCOPE', `this operation needs scope ${scope}`, {
-      details: { requiredScope: scope },
-    });
+    throw gatewayError(
+      'AUTH_INSUFFICIENT_SCOPE',
+      { scope },
+      {
+        details: { requiredScope: scope },
+      },
+    );
   }
   // A key was found, so there is a snapshot.
   return { snapshot: snapshot as CompiledSnapshot, tenant: key.tenant, key };

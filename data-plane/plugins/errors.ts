@@ -4,13 +4,13 @@
 // unsupported media type) are mapped onto registry codes; anything unexpected is logged and
 // answered as INTERNAL_ERROR without details. Routes may map errors further (inspect answers a
 // body that is not JSON with MCP_MALFORMED_RPC, as the spec requires).
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import {
   ERROR_CODES,
   type ErrorCode,
   GatewayError,
-  isErrorCode,
+  gatewayError,
 } from '../../shared/errors/index.js';
 
 export interface ErrorBody {
@@ -33,7 +33,7 @@ export const errorBodySchema = {
   additionalProperties: true,
 } as const;
 
-export function errorBody(
+export function buildErrorBody(
   code: ErrorCode,
   message: string,
   details?: Readonly<Record<string, unknown>>,
@@ -42,7 +42,9 @@ export function errorBody(
 }
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
-  return reply.code(error.status ?? 500).send(errorBody(error.code, error.message, error.details));
+  return reply
+    .code(error.status ?? 500)
+    .send(buildErrorBody(error.code, error.message, error.details));
 }
 
 /** Maps Fastify's and our own errors onto the registry. */
@@ -51,49 +53,50 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new GatewayError('REQUEST_TOO_LARGE', 'request body is too large');
+      return gatewayError('REQUEST_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new GatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON');
+      return gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new GatewayError('REQUEST_INVALID', 'request body is not valid JSON');
+      return gatewayError('REQUEST_INVALID', { problem: 'request body is not valid JSON' });
     default:
       break;
   }
   if (fastifyError.validation) {
-    return new GatewayError('REQUEST_INVALID', fastifyError.message);
+    return gatewayError('REQUEST_INVALID', { problem: fastifyError.message });
   }
   if (fastifyError instanceof SyntaxError || fastifyError.statusCode === 400) {
-    return new GatewayError('REQUEST_INVALID', 'request body is not valid JSON');
-  }
-  if (fastifyError.statusCode === 429 && isErrorCode(fastifyError.code)) {
-    return new GatewayError(fastifyError.code, fastifyError.message);
+    return gatewayError('REQUEST_INVALID', { problem: 'request body is not valid JSON' });
   }
   if (fastifyError.statusCode === 413) {
-    return new GatewayError('REQUEST_TOO_LARGE', 'request body is too large');
+    return gatewayError('REQUEST_TOO_LARGE');
   }
   if (fastifyError.statusCode === 415) {
-    return new GatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE', 'request body must be JSON');
+    return gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE');
   }
-  return new GatewayError('INTERNAL_ERROR', 'unexpected error', { cause: error });
+  return gatewayError('INTERNAL_ERROR', undefined, { cause: error });
+}
+
+function routeNotFound(request: FastifyRequest): GatewayError {
+  return gatewayError('NOT_FOUND', {
+    resource: `route ${request.method} ${request.url.split('?')[0]}`,
+  });
 }
 
 export const errorsPlugin = fastifyPlugin(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error, request, reply) => {
+      // Fastify parses the body of an unknown route before its not-found handler runs: a body
+      // that does not parse (or is too large) must not hide that there is no such route.
+      if (request.is404) return sendError(reply, routeNotFound(request));
       const mapped = toGatewayError(error as FastifyError);
       if (mapped.code === 'INTERNAL_ERROR') {
         request.log.error({ err: error }, 'unexpected error');
       }
       return sendError(reply, mapped);
     });
-    app.setNotFoundHandler((request, reply) =>
-      sendError(
-        reply,
-        new GatewayError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`),
-      ),
-    );
+    app.setNotFoundHandler((request, reply) => sendError(reply, routeNotFound(request)));
   },
   { name: 'agent-gateway-errors' },
 );

@@ -25,12 +25,26 @@ export async function healthPlugin(
   } as const;
   app.get(
     '/healthz',
-    { logLevel: 'warn', schema: { response: { 200: statusSchema } } },
+    {
+      logLevel: 'warn',
+      schema: {
+        operationId: 'getHealth',
+        summary: 'Liveness: 200 while the process serves HTTP at all.',
+        response: { 200: statusSchema },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/readyz',
-    { logLevel: 'warn', schema: { response: { 200: statusSchema, 503: statusSchema } } },
+    {
+      logLevel: 'warn',
+      schema: {
+        operationId: 'getReadiness',
+        summary: 'Readiness: 200 once migrated and configured, 503 (with the reason) otherwise.',
+        response: { 200: statusSchema, 503: statusSchema },
+      },
+    },
     async (_request, reply) => {
       if (readiness.ready) return { status: 'ready' };
       return reply.code(503).send({ status: 'not_ready', reason: readiness.reason });

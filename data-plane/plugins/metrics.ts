@@ -13,6 +13,7 @@ export interface GatewayMetrics {
   readonly auditFlushEntries: Counter;
   readonly snapshotVersion: Gauge;
   readonly snapshotApplied: Counter<'result'>;
+  readonly toolRefreshes: Counter<'trigger' | 'outcome'>;
 }
 
 const LATENCY_BUCKETS = [
@@ -56,17 +57,68 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     }),
     snapshotApplied: new Counter({
       name: 'agent_gateway_snapshot_applies_total',
-      help: 'Configuration snapshots received, by result (applied, rejected).',
+      help: 'Configuration snapshots received, by result (applied, rejected), plus one tenant_rejected per tenant held at its last good state.',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    toolRefreshes: new Counter({
+      name: 'agent_gateway_tool_refreshes_total',
+      help: "Learning of MCP servers' tool definitions from tools/list, by trigger (change, periodic, passthrough) and outcome (changed, unchanged, failed).",
+      labelNames: ['trigger', 'outcome'],
       registers: [registry],
     }),
   };
 }
 
+type InspectChild = ReturnType<GatewayMetrics['inspectDuration']['labels']>;
+type ChildTree = Map<string, Map<string, Map<string, InspectChild>>>;
+/** Label children by decision, then reason code, then mode. */
+const inspectChildren = new WeakMap<GatewayMetrics, ChildTree>();
+
+/**
+ * Observes one inspect answer. prom-client hashes a labels object on every observe; the answers'
+ * label values come from closed sets, so their children are found in nested maps instead, with
+ * no allocation once each combination has been seen.
+ */
+export function observeInspectDuration(
+  metrics: GatewayMetrics,
+  answer: { decision: string; reasonCode: string | null; executionMode: string | null },
+  seconds: number,
+): void {
+  let tree = inspectChildren.get(metrics);
+  if (!tree) {
+    tree = new Map();
+    inspectChildren.set(metrics, tree);
+  }
+  const decision = answer.decision;
+  const reason = answer.reasonCode ?? 'none';
+  const mode = answer.executionMode ?? 'none';
+  let byReason = tree.get(decision);
+  if (!byReason) {
+    byReason = new Map();
+    tree.set(decision, byReason);
+  }
+  let byMode = byReason.get(reason);
+  if (!byMode) {
+    byMode = new Map();
+    byReason.set(reason, byMode);
+  }
+  let child = byMode.get(mode);
+  if (!child) {
+    child = metrics.inspectDuration.labels({ decision, reason_code: reason, mode });
+    byMode.set(mode, child);
+  }
+  child.observe(seconds);
+}
+
 export const metricsPlugin = fastifyPlugin(
   async (app: FastifyInstance, options: { metrics: GatewayMetrics }) => {
     const { registry } = options.metrics;
-    app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    const schema = {
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics of this process (text exposition format).',
+    };
+    app.get('/metrics', { logLevel: 'warn', schema }, async (_request, reply) => {
       reply.header('content-type', registry.contentType);
       return registry.metrics();
     });

@@ -7,13 +7,15 @@
 // heartbeats is treated as lost.
 import type { Logger } from 'pino';
 import { request } from 'undici';
+import {
+  CONFIG_STREAM_PATH,
+  DATA_PLANE_ACK_PATH,
+  SNAPSHOT_EVENT,
+} from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 import type { SnapshotApplyResult } from '../store/snapshot-store.js';
 import { SseParser } from '../upstream/sse-parser.js';
 import { loadSnapshot, saveSnapshot } from './persistence.js';
-
-export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
-export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
 export interface ConfigStreamClientOptions {
   /** Base URL of the control plane, e.g. http://10.0.0.5:8080. */
@@ -105,7 +107,7 @@ export class ConfigStreamClient {
         });
       }
       if (this.#stopped) break;
-      await this.#sleep(backoffMs(attempt++, this.#options));
+      await this.#sleep(computeBackoffMs(attempt++, this.#options));
     }
   }
 
@@ -148,7 +150,7 @@ export class ConfigStreamClient {
     let pendingBytes = 0;
     const parser = new SseParser((event) => {
       pendingBytes = 0;
-      if (event.event === 'snapshot') this.#onSnapshot(event.data, event.id);
+      if (event.event === SNAPSHOT_EVENT) this.#onSnapshot(event.data, event.id);
       return undefined;
     });
     for await (const chunk of response.body) {
@@ -193,8 +195,10 @@ export class ConfigStreamClient {
       { version: result.version, compileMs: Math.round(result.compileMs * 100) / 100 },
       'snapshot applied',
     );
-    // Persist and acknowledge in order, off the stream's path: the next event need not wait.
-    this.#persisting = this.#persisting.then(() => this.#persistAndAck(snapshot, epoch));
+    // Persist what is served (a held-back tenant's last good configuration, not the one it
+    // refused) and acknowledge, in order, off the stream's path: the next event need not wait.
+    const served = result.served;
+    this.#persisting = this.#persisting.then(() => this.#persistAndAck(served, epoch));
   }
 
   async #persistAndAck(snapshot: ConfigSnapshot, epoch: string): Promise<void> {
@@ -250,7 +254,7 @@ export class ConfigStreamClient {
 }
 
 /** Exponential backoff with full jitter on the upper half: 100 ms, 200 ms, … capped at 5 s. */
-export function backoffMs(
+export function computeBackoffMs(
   attempt: number,
   options: { initialBackoffMs?: number; maxBackoffMs?: number } = {},
 ): number {

@@ -1,44 +1,58 @@
 // Compiles a ConfigSnapshot into the read-only indexes the hot path uses: API keys by prefix,
 // tenants by id with their compiled gateway policy, servers and agents by id, NPL policies by
 // pin. All the work happens here, once per snapshot; a request does Map lookups and calls
-// compiled closures. Compiled NPL policies are cached by pin and content hash across snapshots,
-// so a new snapshot recompiles only what changed.
+// compiled closures.
+//
+// Tenants are compiled and rejected one by one (the per-resource NACK of the Envoy model): a
+// tenant whose configuration fails the consistency check (an id claimed twice) or does not compile
+// keeps its compiled state from the previous snapshot, or is left out when it has none, while
+// the other tenants advance. Where a kept, older tenant and an advanced one claim the same key
+// prefix, the advanced one wins: it comes from the checked snapshot. Agents are found by public
+// key within their tenant only (a key is unique per tenant, not across tenants). The
+// previous compiled snapshot is also the compiled-policy cache (see compile-tenant.ts).
+// The compiled objects carry branded ids; the maps are keyed by plain strings so any id a caller
+// holds looks up, and what comes out is branded.
+import type { AgentId, ServerId, TenantId } from '../../shared/ids.js';
+import type { CompiledPolicy } from '../../shared/npl/index.js';
 import {
-  BUNDLED_POLICIES,
-  type CompiledPolicy,
-  compilePolicy,
-  failClosedPolicy,
-  formatPolicyUri,
-  parsePolicy,
-} from '../../shared/npl/index.js';
-import type {
-  AgentConfig,
-  ConfigSnapshot,
-  ExecutionMode,
-  GatewayPolicyConfig,
-  McpServerConfig,
-  OAuthMode,
-  TenantConfig,
-  ToolAnnotations,
+  type ConfigSnapshot,
+  checkSnapshotConsistency,
+  type ExecutionMode,
+  type GatewayPolicyConfig,
+  groupProblemsByTenant,
+  type OAuthMode,
+  type TenantConfig,
+  type ToolAnnotations,
 } from '../../shared/snapshot/index.js';
-import {
-  compileDestructiveDetector,
-  compileExfiltrationDetector,
-  type DetectorSignal,
-  type ToolCallView,
-} from '../inspection/index.js';
-import { compileAllowList, compileNameMatcher, type NameMatcher } from './name-matcher.js';
+import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
+import { compileApiKeys, compileTenant } from './compile-tenant.js';
+import type { NameMatcher } from './name-matcher.js';
 
 export interface CompiledSnapshot {
   readonly version: number;
   readonly builtAt: string;
   readonly tenants: ReadonlyMap<string, CompiledTenant>;
   readonly apiKeysByPrefix: ReadonlyMap<string, CompiledApiKey>;
-  readonly agentsByPublicKey: ReadonlyMap<string, CompiledAgent>;
+  /** The tenants that did not advance to this version, and why. */
+  readonly rejectedTenants: readonly TenantRejection[];
+  /**
+   * The configuration actually served: the snapshot as received when every tenant advanced, else
+   * with each rejected tenant's last good configuration in its place (or left out when it had
+   * none). What a data plane persists, so a restart serves exactly what it served before.
+   */
+  readonly served: ConfigSnapshot;
+}
+
+export interface TenantRejection {
+  readonly tenantId: TenantId;
+  /** The configVersion the tenant keeps serving; null when it had none and is left out. */
+  readonly keptConfigVersion: number | null;
+  readonly reasons: readonly string[];
 }
 
 export interface CompiledApiKey {
   readonly id: string;
+  readonly prefix: string;
   readonly tenant: CompiledTenant;
   readonly secretHash: string;
   readonly scopes: ReadonlySet<string>;
@@ -47,14 +61,20 @@ export interface CompiledApiKey {
 }
 
 export interface CompiledTenant {
-  readonly id: string;
+  /** The configuration this tenant was compiled from. */
+  readonly source: TenantConfig;
+  readonly id: TenantId;
   readonly name: string;
   readonly configVersion: number;
   readonly policy: CompiledGatewayPolicy;
   readonly servers: ReadonlyMap<string, CompiledServer>;
   readonly agents: ReadonlyMap<string, CompiledAgent>;
+  /** The tenant's agents by public key: a key addresses an agent of the caller's tenant only. */
+  readonly agentsByPublicKey: ReadonlyMap<string, CompiledAgent>;
   /** Every pin a request may name: bundled policies and the tenant's published versions. */
   readonly policiesByUri: ReadonlyMap<string, CompiledPolicy>;
+  /** The tenant's published policies by `uri#contentHash`: what the next snapshot reuses. */
+  readonly policiesByContent: ReadonlyMap<string, CompiledPolicy>;
   /** The tenant's pinned policies, in pin order (unresolvable pins fail closed). */
   readonly pinnedPolicies: readonly CompiledPolicy[];
   /** The context object NPL conditions see as `tenant`. */
@@ -76,7 +96,7 @@ export interface CompiledGatewayPolicy {
 }
 
 export interface CompiledServer {
-  readonly serverId: string;
+  readonly serverId: ServerId;
   /** Pooling key upstream: stable for one tenant's server. */
   readonly serverKey: string;
   readonly url: string;
@@ -88,8 +108,8 @@ export interface CompiledServer {
 }
 
 export interface CompiledAgent {
-  readonly id: string;
-  readonly tenantId: string;
+  readonly id: AgentId;
+  readonly tenantId: TenantId;
   readonly name: string;
   readonly role: string;
   readonly killed: boolean;
@@ -100,123 +120,78 @@ export interface CompiledAgent {
   readonly nplAgent: Readonly<Record<string, unknown>>;
 }
 
-const policyCache = new Map<string, CompiledPolicy>();
-
-const bundledByUri: ReadonlyMap<string, CompiledPolicy> = new Map(
-  BUNDLED_POLICIES.map((policy) => {
-    const compiled = compilePolicy(policy);
-    return [compiled.uri, compiled];
-  }),
-);
-
-export function compileSnapshot(snapshot: ConfigSnapshot): CompiledSnapshot {
+/**
+ * Compiles the snapshot; `previous` (the compiled snapshot serving now) lends the last good state
+ * of rejected tenants and the compiled policies that did not change.
+ */
+export function compileSnapshot(
+  snapshot: ConfigSnapshot,
+  previous?: CompiledSnapshot,
+): CompiledSnapshot {
+  const rejecting = checkSnapshotConsistency(snapshot).filter((problem) => problem.rejectsTenant);
+  const reasonsOf = groupProblemsByTenant(rejecting);
   const tenants = new Map<string, CompiledTenant>();
-  const apiKeysByPrefix = new Map<string, CompiledApiKey>();
-  const agentsByPublicKey = new Map<string, CompiledAgent>();
+  const advancedKeys: CompiledApiKey[] = [];
+  const rejectedTenants: TenantRejection[] = [];
+  const kept = new Set<CompiledTenant>();
+  const seen = new Set<string>();
   for (const config of snapshot.tenants) {
-    const tenant = compileTenant(config);
-    tenants.set(tenant.id, tenant);
-    for (const key of config.apiKeys) {
-      apiKeysByPrefix.set(key.prefix, {
-        id: key.id,
-        tenant,
-        secretHash: key.secretHash,
-        scopes: new Set(key.scopes),
-        expiresAtMs: key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt),
-      });
+    // A repeated tenant id is rejected at its first occurrence (the check flags every one).
+    if (seen.has(config.id)) continue;
+    seen.add(config.id);
+    const prior = previous?.tenants.get(config.id);
+    let reasons = reasonsOf.get(config.id)?.map((problem) => problem.message);
+    if (reasons === undefined) {
+      try {
+        const tenant = compileTenant(config, prior);
+        advancedKeys.push(...compileApiKeys(config, tenant));
+        tenants.set(tenant.id, tenant);
+        continue;
+      } catch (error) {
+        reasons = [`does not compile: ${(error as Error).message}`];
+      }
     }
-    for (const agent of tenant.agents.values()) agentsByPublicKey.set(agent.publicKey, agent);
+    rejectedTenants.push({
+      tenantId: config.id,
+      keptConfigVersion: prior?.configVersion ?? null,
+      reasons,
+    });
+    if (prior) {
+      tenants.set(prior.id, prior);
+      kept.add(prior);
+    }
   }
+  const apiKeysByPrefix = indexApiKeys(advancedKeys, kept, previous);
+  const served: ConfigSnapshot =
+    rejectedTenants.length === 0
+      ? snapshot
+      : {
+          version: snapshot.version,
+          builtAt: snapshot.builtAt,
+          tenants: [...tenants.values()].map((tenant) => tenant.source),
+        };
   return Object.freeze({
     version: snapshot.version,
     builtAt: snapshot.builtAt,
     tenants,
     apiKeysByPrefix,
-    agentsByPublicKey,
+    rejectedTenants,
+    served,
   });
 }
 
-function compileTenant(config: TenantConfig): CompiledTenant {
-  const policiesByUri = new Map(bundledByUri);
-  for (const version of config.policies) {
-    const uri = formatPolicyUri({ name: version.name, version: version.version });
-    policiesByUri.set(uri, compileStoredPolicy(uri, version.contentHash, version.document));
+/** API keys by prefix; a kept tenant's claims yield to advanced ones. */
+function indexApiKeys(
+  advancedKeys: readonly CompiledApiKey[],
+  kept: ReadonlySet<CompiledTenant>,
+  previous: CompiledSnapshot | undefined,
+): ReadonlyMap<string, CompiledApiKey> {
+  const apiKeysByPrefix = new Map<string, CompiledApiKey>();
+  for (const key of advancedKeys) apiKeysByPrefix.set(key.prefix, key);
+  if (previous && kept.size > 0) {
+    for (const [prefix, key] of previous.apiKeysByPrefix) {
+      if (kept.has(key.tenant) && !apiKeysByPrefix.has(prefix)) apiKeysByPrefix.set(prefix, key);
+    }
   }
-  const pinnedPolicies = config.gatewayPolicy.pinnedPolicies.map(
-    (uri) => policiesByUri.get(uri) ?? failClosedPolicy(uri, 'not published'),
-  );
-  return {
-    id: config.id,
-    name: config.name,
-    configVersion: config.configVersion,
-    policy: compileGatewayPolicy(config.gatewayPolicy),
-    servers: new Map(
-      config.servers.map((server) => [server.serverId, compileServer(config, server)]),
-    ),
-    agents: new Map(config.agents.map((agent) => [agent.id, compileAgent(config.id, agent)])),
-    policiesByUri,
-    pinnedPolicies,
-    nplTenant: Object.freeze({ id: config.id, name: config.name }),
-  };
-}
-
-function compileStoredPolicy(uri: string, hash: string, document: unknown): CompiledPolicy {
-  const cacheKey = `${uri}#${hash}`;
-  const cached = policyCache.get(cacheKey);
-  if (cached) return cached;
-  let compiled: CompiledPolicy;
-  try {
-    compiled = compilePolicy(parsePolicy(document as object));
-  } catch (error) {
-    // A stored document that no longer compiles must not open the gate.
-    compiled = failClosedPolicy(uri, `stored document invalid: ${(error as Error).message}`);
-  }
-  policyCache.set(cacheKey, compiled);
-  return compiled;
-}
-
-function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolicy {
-  return {
-    source,
-    trustedServers: new Set(source.trustedServers),
-    isMethodBlocked: compileNameMatcher(source.blockedMethods),
-    isToolBlocked: compileNameMatcher(source.blockedTools),
-    denyDestructive: source.denyDestructive,
-    detectDestructive: compileDestructiveDetector({ toolPatterns: source.destructiveToolPatterns }),
-    detectExfiltration: compileExfiltrationDetector({
-      detectSecrets: source.exfilDetectSecrets,
-      bulkExportLimit: source.exfilBulkExportLimit,
-      checkDestinations: source.exfilCheckDestinations,
-      allowedDomains: source.exfilAllowedDomains,
-    }),
-    oauthMode: source.oauthMode,
-    allowedModes: new Set(source.allowedModes),
-    approvalTtlMs: source.approvalTtlSeconds * 1000,
-    maxDelegationDepth: source.maxDelegationDepth,
-  };
-}
-
-function compileServer(tenant: TenantConfig, server: McpServerConfig): CompiledServer {
-  return {
-    serverId: server.serverId,
-    serverKey: `${tenant.id}/${server.serverId}`,
-    url: server.url,
-    transport: server.transport,
-    mockResults: new Map(Object.entries(server.mockResults)),
-    toolAnnotations: new Map(Object.entries(server.toolAnnotations)),
-    nplServer: Object.freeze({ id: server.serverId }),
-  };
-}
-
-function compileAgent(tenantId: string, agent: AgentConfig): CompiledAgent {
-  return {
-    id: agent.id,
-    tenantId,
-    name: agent.name,
-    role: agent.role,
-    killed: agent.status !== 'active',
-    isToolAllowed: compileAllowList(agent.allowedTools),
-    publicKey: agent.publicKey,
-    nplAgent: Object.freeze({ id: agent.id, name: agent.name, role: agent.role }),
-  };
+  return apiKeysByPrefix;
 }

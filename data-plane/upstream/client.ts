@@ -59,6 +59,12 @@ export interface UpstreamTool {
   readonly annotations?: Record<string, unknown>;
 }
 
+/** One tool with its whole definition as the upstream sent it (what a definition digest covers). */
+export interface UpstreamToolDefinition {
+  readonly name: string;
+  readonly definition: Readonly<Record<string, unknown>>;
+}
+
 export interface UpstreamClientOptions {
   /** Pool queue + TCP/TLS connect, in ms. Default 2000. */
   connectTimeoutMs?: number;
@@ -82,6 +88,11 @@ export interface UpstreamClient {
   forward(request: ForwardRequest): Promise<ForwardResult>;
   /** All tools of the upstream (following `nextCursor`, at most MAX_TOOL_PAGES pages). */
   listTools(target: UpstreamTarget, options?: ListToolsOptions): Promise<UpstreamTool[]>;
+  /** The same list, each tool with its whole definition (description, schemas, annotations). */
+  listToolDefinitions(
+    target: UpstreamTarget,
+    options?: ListToolsOptions,
+  ): Promise<UpstreamToolDefinition[]>;
   /** Forgets the sessions whose key matches (e.g. every session of a killed agent). */
   dropSessions(predicate: (sessionKey: string) => boolean): void;
   /** Forgets all sessions and closes the pools once their in-flight requests are done. */
@@ -196,8 +207,20 @@ class ForwardingClient implements UpstreamClient {
   }
 
   async listTools(target: UpstreamTarget, options: ListToolsOptions = {}): Promise<UpstreamTool[]> {
+    return (await this.listToolDefinitions(target, options)).map(({ name, definition }) => {
+      const annotations = definition.annotations;
+      return typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
+        ? { name, annotations: annotations as Record<string, unknown> }
+        : { name };
+    });
+  }
+
+  async listToolDefinitions(
+    target: UpstreamTarget,
+    options: ListToolsOptions = {},
+  ): Promise<UpstreamToolDefinition[]> {
     const sessionKey = LIST_TOOLS_KEY_PREFIX + target.serverKey;
-    const tools: UpstreamTool[] = [];
+    const tools: UpstreamToolDefinition[] = [];
     const seenCursors = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -222,12 +245,7 @@ class ForwardingClient implements UpstreamClient {
       for (const tool of list as unknown[]) {
         const name = (tool as { name?: unknown } | null)?.name;
         if (typeof name !== 'string') throw upstreamFailure('tools/list has a tool without a name');
-        const annotations = (tool as { annotations?: unknown }).annotations;
-        tools.push(
-          typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
-            ? { name, annotations: annotations as Record<string, unknown> }
-            : { name },
-        );
+        tools.push({ name, definition: tool as Record<string, unknown> });
         if (tools.length > MAX_TOOLS) throw upstreamFailure(`more than ${MAX_TOOLS} tools`);
       }
       const next = result.nextCursor;

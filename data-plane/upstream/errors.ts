@@ -1,18 +1,25 @@
-// The closed set of errors a forward to an upstream MCP server can end in. The gateway answers
-// TIMEOUT with 504 and ERROR with 502 (DESIGN.md §4); ABORTED means the caller's signal fired
-// (the kill switch) and the gateway answers as the kill switch decides. `detail` is short and
-// never carries secrets or response bodies: it is safe to log and to show to the agent.
+// The closed set of errors a forward to an upstream MCP server can end in: GatewayErrors with the
+// MCP_UPSTREAM_* codes, so their statuses (504 for TIMEOUT, 502 for ERROR, 409 for ABORTED) and
+// wording come from the registry (DESIGN.md §4). ABORTED means the caller's signal fired (the kill
+// switch). `detail` is short and never carries secrets or response bodies: it is safe to log and
+// to show to the agent. UpstreamError is a subclass, unlike StorageError, because it carries the
+// detail and the upstream's HTTP status beside the code; only the builders below construct it.
+import {
+  type ErrorCode,
+  type ErrorParams,
+  formatErrorMessage,
+  GatewayError,
+} from '../../shared/errors/index.js';
 
 export const UPSTREAM_ERROR_CODES = {
   TIMEOUT: 'MCP_UPSTREAM_TIMEOUT',
   ERROR: 'MCP_UPSTREAM_ERROR',
   ABORTED: 'MCP_UPSTREAM_ABORTED',
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[keyof typeof UPSTREAM_ERROR_CODES];
 
-export class UpstreamError extends Error {
-  readonly code: UpstreamErrorCode;
+export class UpstreamError extends GatewayError<UpstreamErrorCode> {
   /** A short description of the failure: safe to log and to return. */
   readonly detail: string;
   /** The upstream's HTTP status when one was received. */
@@ -20,22 +27,22 @@ export class UpstreamError extends Error {
 
   constructor(
     code: UpstreamErrorCode,
-    detail: string,
-    options?: { httpStatus?: number; cause?: unknown },
+    params: ErrorParams<UpstreamErrorCode>,
+    options?: { httpStatus?: number | undefined; cause?: unknown },
   ) {
     super(
-      `${code}: ${detail}`,
+      code,
+      formatErrorMessage(code, params),
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.name = 'UpstreamError';
-    this.code = code;
-    this.detail = detail;
+    this.detail = String(params.detail);
     this.httpStatus = options?.httpStatus;
   }
 }
 
 export function upstreamTimeout(detail: string, httpStatus?: number): UpstreamError {
-  return new UpstreamError(UPSTREAM_ERROR_CODES.TIMEOUT, detail, { httpStatus });
+  return new UpstreamError(UPSTREAM_ERROR_CODES.TIMEOUT, { detail }, { httpStatus });
 }
 
 export function upstreamFailure(
@@ -43,11 +50,11 @@ export function upstreamFailure(
   httpStatus?: number,
   cause?: unknown,
 ): UpstreamError {
-  return new UpstreamError(UPSTREAM_ERROR_CODES.ERROR, detail, { httpStatus, cause });
+  return new UpstreamError(UPSTREAM_ERROR_CODES.ERROR, { detail }, { httpStatus, cause });
 }
 
 export function upstreamAborted(): UpstreamError {
-  return new UpstreamError(UPSTREAM_ERROR_CODES.ABORTED, 'the forward was aborted');
+  return new UpstreamError(UPSTREAM_ERROR_CODES.ABORTED, { detail: 'the forward was aborted' });
 }
 
 const NETWORK_DETAILS: Readonly<Record<string, string>> = {

@@ -12,6 +12,7 @@ export {
   type UpstreamClientOptions,
   type UpstreamTarget,
   type UpstreamTool,
+  type UpstreamToolDefinition,
 } from './client.js';
 export { UPSTREAM_ERROR_CODES, UpstreamError, type UpstreamErrorCode } from './errors.js';
 export type {

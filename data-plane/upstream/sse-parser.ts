@@ -1,11 +1,17 @@
-// Incremental parser for `text/event-stream` bodies, following the WHATWG HTML "event stream
-// interpretation" rules: lines end with CRLF, LF or CR (also when a CRLF pair is split between
-// chunks); `:` starts a comment; `data:` lines accumulate with `\n`; one leading space after the
-// colon is dropped; a blank line dispatches the event; an event still open at end of stream is
-// discarded. Bytes are decoded as UTF-8 with replacement, so no input makes it throw.
-//
-// The parser keeps no more than the unfinished line and the open event's data; the caller bounds
-// the total size. `onEvent` returns true to stop parsing (the rest of the input is ignored).
+// Incremental reader of `text/event-stream` bodies: bytes in, events out. The line and field rules
+// (CRLF/LF/CR endings also split between chunks, comments, joined `data:` lines, one dropped space
+// after the colon, an event still open at end of stream discarded) are eventsource-parser's; it is
+// pinned to 3.x because 4.x needs Node 22 and 3.x runs on Node 18+. This adapter adds what the
+// gateway relies on beyond the library:
+// - bytes are decoded as UTF-8 with replacement (also when a character is split between chunks),
+//   so no input makes it throw;
+// - `id` is the stream's last event ID, carried from event to event as the WHATWG spec says (the
+//   library reports only the id set inside each event; an `id:` in a block without data is lost);
+// - `onEvent` returning true stops parsing: later events, also from the same chunk, are dropped;
+// - a CR that ends the stream still ends its line (the library waits for a possible LF).
+// The parser keeps only the unfinished line and the open event's data; the caller bounds the size.
+
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 
 export interface SseEvent {
   /** The `event:` field, `message` when absent. */
@@ -18,23 +24,19 @@ export interface SseEvent {
 
 export type SseEventHandler = (event: SseEvent) => boolean | undefined;
 
-const LF = 10;
 const CR = 13;
-const SPACE = 32;
 
 export class SseParser {
   readonly #onEvent: SseEventHandler;
   readonly #decoder = new TextDecoder('utf-8');
-  #pending = '';
-  #skipLeadingLf = false;
-  #data = '';
-  #hasData = false;
-  #eventType = '';
+  readonly #parser: EventSourceParser;
   #lastEventId = '';
+  #endsWithCr = false;
   #stopped = false;
 
   constructor(onEvent: SseEventHandler) {
     this.#onEvent = onEvent;
+    this.#parser = createParser({ onEvent: (message) => this.#dispatch(message) });
   }
 
   /** True once `onEvent` asked to stop. */
@@ -45,112 +47,33 @@ export class SseParser {
   /** Feeds a chunk of the body (bytes are decoded incrementally; strings are taken as decoded). */
   push(chunk: Uint8Array | string): void {
     if (this.#stopped) return;
-    const text = typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true });
-    this.#consume(text);
+    this.#feed(typeof chunk === 'string' ? chunk : this.#decoder.decode(chunk, { stream: true }));
   }
 
   /** Signals the end of the body: an unterminated line or event is discarded (as in the spec). */
   end(): void {
     if (this.#stopped) return;
-    const rest = this.#decoder.decode();
-    if (rest.length > 0) this.#consume(rest);
-    this.#pending = '';
-    this.#data = '';
-    this.#hasData = false;
-    this.#eventType = '';
+    this.#feed(this.#decoder.decode());
+    // CR and CRLF end a line alike, so completing a final CR lets the library finish that line.
+    if (this.#endsWithCr && !this.#stopped) this.#parser.feed('\n');
+    this.#endsWithCr = false;
+    this.#parser.reset();
   }
 
-  #consume(text: string): void {
-    let buffer: string;
-    let scanFrom: number;
-    if (this.#pending.length > 0) {
-      scanFrom = this.#pending.length;
-      buffer = this.#pending + text;
-      this.#pending = '';
-    } else {
-      scanFrom = 0;
-      buffer = text;
-    }
-    let start = 0;
-    const length = buffer.length;
-    if (this.#skipLeadingLf && length > 0) {
-      this.#skipLeadingLf = false;
-      if (buffer.charCodeAt(0) === LF) {
-        start = 1;
-        if (scanFrom === 0) scanFrom = 1;
-      }
-    }
-    let i = scanFrom;
-    while (i < length) {
-      const c = buffer.charCodeAt(i);
-      if (c !== LF && c !== CR) {
-        i++;
-        continue;
-      }
-      this.#processLine(buffer.slice(start, i));
-      if (this.#stopped) return;
-      if (c === CR) {
-        if (i + 1 < length) {
-          if (buffer.charCodeAt(i + 1) === LF) i++;
-        } else {
-          this.#skipLeadingLf = true;
-        }
-      }
-      i++;
-      start = i;
-    }
-    if (start < length) this.#pending = start === 0 ? buffer : buffer.slice(start);
+  #feed(text: string): void {
+    if (text.length === 0) return;
+    this.#endsWithCr = text.charCodeAt(text.length - 1) === CR;
+    this.#parser.feed(text);
   }
 
-  #processLine(line: string): void {
-    if (line.length === 0) {
-      this.#dispatch();
-      return;
-    }
-    const colon = line.indexOf(':');
-    if (colon === 0) return; // comment (keep-alive)
-    let field: string;
-    let value: string;
-    if (colon < 0) {
-      field = line;
-      value = '';
-    } else {
-      field = line.slice(0, colon);
-      const valueStart = line.charCodeAt(colon + 1) === SPACE ? colon + 2 : colon + 1;
-      value = line.slice(valueStart);
-    }
-    switch (field) {
-      case 'data':
-        if (this.#hasData) this.#data += `\n${value}`;
-        else {
-          this.#data = value;
-          this.#hasData = true;
-        }
-        return;
-      case 'event':
-        this.#eventType = value;
-        return;
-      case 'id':
-        if (!value.includes('\0')) this.#lastEventId = value;
-        return;
-      default:
-        return; // `retry` and unknown fields: the gateway never reconnects a POST stream
-    }
-  }
-
-  #dispatch(): void {
-    if (!this.#hasData) {
-      this.#eventType = '';
-      return;
-    }
+  #dispatch(message: EventSourceMessage): void {
+    if (this.#stopped) return;
+    if (message.id !== undefined) this.#lastEventId = message.id;
     const event: SseEvent = {
-      event: this.#eventType === '' ? 'message' : this.#eventType,
-      data: this.#data,
+      event: message.event ?? 'message',
+      data: message.data,
       id: this.#lastEventId,
     };
-    this.#data = '';
-    this.#hasData = false;
-    this.#eventType = '';
     if (this.#onEvent(event) === true) this.#stopped = true;
   }
 }

@@ -1,7 +1,9 @@
 // The closed set of problems `verifyAuditChain` reports, with a summary and an operator hint for
-// each. The shape matches the gateway's error registry (shared/errors), so these entries can be
-// merged into it; docs/audit.md lists the same codes and a test keeps the two in step.
-import type { ErrorCodeInfo } from '../errors/index.js';
+// each. These are findings about a file, returned as data, not errors the gateway throws: their
+// messages vary with what the verifier found (five kinds of broken link alone), so they do not
+// fit the registry's one template per code and stay a table of their own, with the registry's
+// entry shape. A test keeps the two sets of codes apart, and docs/audit.md lists these codes.
+import type { CodeInfo } from '../errors/index.js';
 
 export const AUDIT_ISSUE_CODES = {
   AUDIT_MALFORMED_JSON: {
@@ -54,6 +56,6 @@ export const AUDIT_ISSUE_CODES = {
     summary: 'No entry of the export has the head hash the verifier was told to expect.',
     hint: 'Entries at the end of the chain were removed, or the expected head belongs to another tenant or a later export.',
   },
-} as const satisfies Record<string, ErrorCodeInfo>;
+} as const satisfies Record<string, CodeInfo>;
 
 export type AuditIssueCode = keyof typeof AUDIT_ISSUE_CODES;

@@ -2,6 +2,7 @@
 // verifier (hash version 2) does, writing and reading exports as streams, and verifying them.
 // Pure: no I/O beyond the iterables passed in.
 export { canonicalJson } from '../json/canonical-json.js';
+export { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 export { chainEntry } from './chain-entry.js';
 export { AUDIT_ISSUE_CODES, type AuditIssueCode } from './codes.js';
 export { formatAuditEntry, formatAuditExport } from './export-format.js';
@@ -21,6 +22,7 @@ export {
   SEAL_PREFIX,
   sealEntry,
 } from './hash.js';
+export { toStorableAuditInput } from './storable-input.js';
 export type {
   AuditEntry,
   AuditEntryInput,
@@ -32,8 +34,8 @@ export type {
 export {
   type AuditEntrySource,
   type AuditIssue,
-  auditIssueHint,
   type ChainBreakCause,
+  findAuditIssueHint,
   type VerifyAuditChainOptions,
   type VerifyAuditChainResult,
   verifyAuditChain,

@@ -376,6 +376,6 @@ function describeBreak(
 }
 
 /** The hint of an issue code, for one-line reports. */
-export function auditIssueHint(code: AuditIssueCode): string {
+export function findAuditIssueHint(code: AuditIssueCode): string {
   return AUDIT_ISSUE_CODES[code].hint;
 }

@@ -1,9 +1,12 @@
 // The registry of stable error and reason codes: every code the gateway emits, with the HTTP
 // status it maps to (null for codes that never reach HTTP, such as storage failures reported by
-// the CLI) and a hint for the operator. The spec's reasonCodes are part of it. docs/errors.md is
-// generated from this table and a test keeps the two in step.
+// the CLI), its one message template, and a hint for the operator. The spec's reasonCodes are
+// part of it. Errors are built from this table only (gatewayError), so a code has one wording
+// and one status everywhere. docs/errors.md is generated from it and a test keeps the two in
+// step.
 
-export interface ErrorCodeInfo {
+/** What every code table of the gateway says about a code (see also shared/audit/codes.ts). */
+export interface CodeInfo {
   /** HTTP status when the code is an HTTP answer; null when it is only reported by the CLI. */
   readonly status: number | null;
   /** One sentence: what the code means. */
@@ -12,291 +15,362 @@ export interface ErrorCodeInfo {
   readonly hint: string;
 }
 
+export interface ErrorCodeInfo extends CodeInfo {
+  /** The message, with `{name}` placeholders the builder fills in (shared/errors/template.ts). */
+  readonly message: string;
+}
+
 export const ERROR_CODES = {
   // Inspection pipeline (spec §7, DESIGN.md §4).
   MCP_MALFORMED_RPC: {
     status: 400,
+    message: '{problem}',
     summary: 'The request is not a valid JSON-RPC 2.0 message.',
-    hint: 'Send {"jsonrpc":"2.0","id":…,"method":…,"params":{…}} in `request`.',
+    hint: 'The message names the wrong field and what it must be; send the inspect body of docs/inspect.md as a JSON object.',
   },
   MCP_SERVER_NOT_WHITELISTED: {
     status: 403,
+    message: 'server {serverId} is not whitelisted',
     summary: "The target server is not on the tenant's trusted whitelist.",
-    hint: "Add the server id to the gateway policy's trusted servers.",
+    hint: "Add the server id to the gateway policy's trusted servers (updateGatewayPolicy mutation).",
   },
   MCP_METHOD_BLOCKED: {
     status: 403,
+    message: '{kind} {name} is blocked',
     summary: 'The method or tool is blocked by the gateway policy.',
     hint: "Review the gateway policy's blocked methods and tools.",
   },
   MCP_DESTRUCTIVE_OP_BLOCKED: {
     status: 403,
+    message: 'destructive operation: {signal}',
     summary: 'The operation is destructive and the gateway policy denies destructive operations.',
     hint: 'The answer names the signal that fired; ask an operator if the call is intended.',
   },
   MCP_TOKEN_PASSTHROUGH: {
     status: 400,
+    message: 'a bearer token for the MCP server was presented ({location})',
     summary: 'The client presented a bearer token meant for the MCP server.',
-    hint: 'Remove the upstream token: the gateway mints a token bound to the server itself.',
+    hint: "Remove the MCP server's token from the request: agents authenticate to the gateway with their API key only.",
   },
   MCP_DATA_EXFILTRATION_SUSPECTED: {
     status: 403,
+    message: 'possible exfiltration: {signal}',
     summary:
       'The arguments look like data leaving the tenant (secret, bulk export, foreign destination).',
     hint: 'The answer names the heuristic that fired; adjust the gateway policy if the call is legitimate.',
   },
   NPL_POLICY_BLOCK: {
     status: 403,
+    message: '{reason}',
     summary: 'An NPL policy rule with action BLOCK matched the call.',
     hint: 'The answer names the policy and rule; change the call or the policy.',
   },
   NPL_REGISTRY_FAIL_CLOSED: {
     status: 403,
+    message: '{reason}',
     summary: 'A pinned NPL policy cannot be resolved, so the call is blocked (fail closed).',
-    hint: 'Publish the pinned svc://name@version or fix the pin.',
+    hint: 'Publish the pinned svc://name@version (publishNplPolicy mutation) or fix the pin (pinNplPolicy, unpinNplPolicy).',
   },
   NPL_REQUIRE_HUMAN: {
     status: 202,
+    message: '{reason}',
     summary:
       'An NPL policy requires a human to approve the call; it is held in the approval queue.',
     hint: 'Wait for the approval (GET …/approvals/{id}?wait=30), then resubmit with approval_id.',
   },
   AGENT_UNKNOWN: {
     status: 403,
+    message: 'unknown agent {agentId}',
     summary: "The agent does not exist in the API key's tenant.",
-    hint: 'Use the agent id returned by spawn, with an API key of the same tenant.',
+    hint: 'Use an agent id the createAgent mutation returned (the agents query lists them), with an API key of the same tenant.',
   },
   AGENT_REVOKED: {
     status: 403,
+    message: 'agent {agentId} is revoked',
     summary: 'The agent has been killed; its calls are refused everywhere.',
-    hint: 'Spawn a new agent if the work must continue.',
+    hint: 'Create a new agent with the createAgent mutation if the work must continue.',
   },
   AGENT_TOOL_NOT_ALLOWED: {
     status: 403,
+    message: 'agent may not use tool {toolName}',
     summary: "The tool is not among the agent's allowed tools.",
-    hint: "Add the tool to the agent's allowed tools, or use an agent that has it.",
+    hint: "Add the tool to the agent's allowed tools (updateAgent mutation), or use an agent that has it.",
   },
   EXECUTION_MODE_NOT_ALLOWED: {
     status: 403,
+    message: 'mode {mode} is not allowed',
     summary: "The execution mode is not among the tenant's allowed modes.",
     hint: "Use one of the gateway policy's allowed modes, or change the policy.",
   },
   MCP_SERVER_NOT_REGISTERED: {
     status: 404,
+    message: 'server {serverId} is {registration}',
     summary: 'The tenant has not registered this server, so the call cannot be forwarded.',
-    hint: 'Register the MCP server (URL and transport) for the tenant, or use simulation mode.',
+    hint: 'Register the server with the registerMcpServer mutation (URL and transport), or use simulation mode.',
   },
   MCP_OAUTH_UNAVAILABLE: {
     status: 503,
+    message: 'the tenant requires gateway-minted access tokens and no token issuer is configured',
     summary: 'The tenant requires gateway-minted access tokens and no token issuer is configured.',
-    hint: 'Configure the OAuth authorization server, or set oauthMode to none.',
+    hint: 'This build has no token issuer: set oauthMode to none with the updateGatewayPolicy mutation and leave NEXUS_REQUIRE_MCP_OAUTH unset.',
   },
   MCP_UPSTREAM_ERROR: {
     status: 502,
+    message: 'upstream failed: {detail}',
     summary: 'The upstream MCP server failed or answered with something that is not JSON-RPC.',
     hint: 'Check the upstream server; the answer carries a short detail.',
   },
   MCP_UPSTREAM_TIMEOUT: {
     status: 504,
+    message: 'upstream timed out: {detail}',
     summary: 'The upstream MCP server did not answer in time.',
     hint: 'Check the upstream server or raise its timeout.',
   },
   MCP_UPSTREAM_ABORTED: {
     status: 409,
+    message: 'forward aborted: {detail}',
     summary: 'The forward was aborted because the agent was killed while it ran.',
     hint: 'The agent is revoked; nothing more will be forwarded for it.',
   },
   // Approvals (DESIGN.md §4).
   APPROVAL_PENDING: {
     status: 403,
+    message: 'approval {approvalId} is still pending',
     summary: 'The approval has not been decided yet.',
-    hint: 'Wait for an operator (long-poll the approval), then resubmit.',
+    hint: 'Long-poll GET /api/v1/mcp/gateway/approvals/{id}?wait=30 until an operator decides (approveApproval or rejectApproval mutation), then resubmit.',
   },
   APPROVAL_REJECTED: {
     status: 403,
+    message: 'approval {approvalId} was rejected',
     summary: 'An operator rejected the held call.',
     hint: 'Do not retry the same call; the rejection is in the audit trail.',
   },
   APPROVAL_EXPIRED: {
     status: 403,
+    message: 'approval {approvalId} has expired',
     summary: 'The approval expired before it was used.',
     hint: 'Submit the call again to request a new approval.',
   },
   APPROVAL_MISMATCH: {
     status: 403,
+    message: 'approval {approvalId} was granted for a different call',
     summary: 'The resubmitted call differs from the one that was approved.',
     hint: 'Resubmit exactly the approved call (same agent, server, tool and arguments).',
   },
   APPROVAL_ALREADY_USED: {
     status: 403,
+    message: 'approval {approvalId} has already been used',
     summary: 'The approval has already let its call through once.',
     hint: 'An approval passes one call; request a new one.',
   },
   APPROVAL_NOT_FOUND: {
     status: 404,
+    message: 'approval {approvalId} not found',
     summary: 'No approval with this id exists in the tenant.',
     hint: 'Use the approval.id from the 202 answer, with an API key of the same tenant.',
   },
   // Authentication (spec §5, DESIGN.md §4).
   AUTH_INVALID_API_KEY: {
     status: 401,
+    message: 'invalid API key',
     summary: 'The API key is missing, malformed, unknown, revoked or expired.',
     hint: 'Send "Authorization: Bearer <API key>" with a valid key.',
   },
   AUTH_INSUFFICIENT_SCOPE: {
     status: 403,
+    message: 'this operation needs scope {scope}',
     summary: 'The API key lacks the scope this operation needs.',
     hint: 'Use a key with the scope named in the message.',
   },
   // Requests in general.
   REQUEST_INVALID: {
     status: 400,
+    message: '{problem}',
     summary: 'The request body or parameters are invalid.',
     hint: 'The message names the field; docs/ describes the request.',
   },
   REQUEST_TOO_LARGE: {
     status: 413,
+    message: 'request body is too large',
     summary: 'The request body exceeds the size limit.',
     hint: 'Send a smaller body; the limit is in the message.',
   },
   REQUEST_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
+    message: 'request body must be JSON',
     summary: 'The request body is not JSON.',
     hint: 'Send Content-Type: application/json.',
   },
   RATE_LIMITED: {
     status: 429,
+    message: 'at most {max} requests per {window} per client; retry in {retryAfter}',
     summary: 'Too many requests from this client.',
     hint: 'Retry after the number of seconds in the Retry-After header.',
   },
   COMPLIANCE_BATCH_LIMIT_EXCEEDED: {
     status: 413,
+    message: '{subject}: {actual} exceeds the limit of {max} ({limit})',
     summary:
       'The compliance batch exceeds a limit (items, tool calls, policy size or evaluation work).',
     hint: 'Split the batch; the answer names the limit, its maximum and the value sent.',
   },
   NOT_FOUND: {
     status: 404,
-    summary: 'No such route.',
-    hint: 'Check the method and path; schema/openapi.json lists every route.',
+    message: 'no {resource}',
+    summary:
+      "No such route, or no such resource in the caller's tenant (other tenants' rows look absent).",
+    hint: "Check the method and path against schema/openapi.json, or use an id this API returned for your API key's tenant.",
   },
   INTERNAL_ERROR: {
     status: 500,
+    message: 'unexpected error',
     summary: 'An unexpected error inside the gateway.',
     hint: 'Retry; if it persists, report it with the request id from the logs.',
   },
   // Process start-up and configuration (reported by the CLI; never an HTTP answer).
   CONFIG_INVALID: {
     status: null,
+    message: '{setting} is invalid: {problem}',
     summary: 'An environment variable or option has an invalid value.',
     hint: 'Fix the value named in the message; README.md lists every setting.',
   },
   SERVER_PORT_IN_USE: {
     status: null,
+    message: '{address} is already in use',
     summary: 'The address the gateway should listen on is already in use.',
     hint: 'Stop the other process or choose another port with AGENT_GATEWAY_PORT.',
   },
   SERVER_LISTEN_FAILED: {
     status: null,
+    message: 'cannot listen on {address}: {reason}',
     summary: 'The gateway cannot listen on the configured address.',
     hint: 'Check AGENT_GATEWAY_HOST and AGENT_GATEWAY_PORT.',
   },
   // Configuration push between the planes (docs/config-push.md).
   DATA_PLANE_CREDENTIAL_INVALID: {
     status: 401,
+    message: 'invalid data-plane credential',
     summary: 'The data-plane credential is missing, malformed, unknown or revoked.',
     hint: 'Send "Authorization: Bearer agdp_…" as printed by `agent-gateway data-plane register`.',
   },
   DATA_PLANE_NAME_TAKEN: {
     status: null,
+    message: 'a data plane named {name} exists already',
     summary: 'A data plane with this name is already registered.',
     hint: 'Choose another --name; each data plane has its own name and credential.',
   },
   DATA_PLANE_REQUIRES_POSTGRES: {
     status: null,
+    message:
+      'separate control-plane and data-plane processes need PostgreSQL (DATABASE_URL is not set)',
     summary: 'Separate control-plane and data-plane processes need a shared PostgreSQL database.',
     hint: 'Set DATABASE_URL for both processes, or run both planes in one with `agent-gateway start`.',
   },
   // Storage (reported by the CLI; never an HTTP answer).
   STORAGE_CONFIG_INVALID: {
     status: null,
+    message: 'invalid PostgreSQL schema name {schema}',
     summary: 'The storage configuration is invalid.',
     hint: 'Check DATABASE_URL and AGENT_GATEWAY_DATA_DIR.',
   },
   STORAGE_UNREACHABLE: {
     status: null,
+    message: 'cannot connect to PostgreSQL at {location}: {reason}',
     summary: 'The PostgreSQL server cannot be reached.',
     hint: 'Check that the server runs and that DATABASE_URL names the right host, port, user and database.',
   },
   STORAGE_DATA_DIR_UNWRITABLE: {
     status: null,
+    message: 'cannot write {what} {path}: {reason}',
     summary: 'The data directory cannot be created or written.',
     hint: 'Choose a writable directory with AGENT_GATEWAY_DATA_DIR or fix its permissions.',
   },
   STORAGE_DATA_DIR_CORRUPT: {
     status: null,
+    message: 'cannot open the embedded database in {dataDir}: {reason}',
     summary: 'The embedded database in the data directory cannot be opened.',
     hint: 'Restore the data directory from a backup, or move it aside to start afresh.',
   },
+  STORAGE_EMBEDDED_STOPPED: {
+    status: null,
+    message: 'the embedded database ({dataDir}) stopped: {reason}',
+    summary: 'The thread running the embedded database ended unexpectedly.',
+    hint: 'Restart the gateway; committed data is kept. If it happens again, report the reason and run the gateway on PostgreSQL (DATABASE_URL) meanwhile.',
+  },
   STORAGE_DATA_DIR_IN_USE: {
     status: null,
+    message: 'data directory {dataDir} is in use by {holder}',
     summary: 'Another running process holds the embedded database.',
-    hint: 'Stop that process, or talk to it over HTTP; the embedded database allows one process.',
+    hint: 'Stop that process, talk to it over HTTP, or run the gateways on PostgreSQL (DATABASE_URL): the embedded database allows one process.',
   },
   STORAGE_MIGRATION_FAILED: {
     status: null,
+    message: 'migrating {target} failed: {reason}',
     summary: 'A database migration failed; nothing of it was applied.',
     hint: 'Read the database error above; fix the database or the migration and start again.',
   },
   STORAGE_MIGRATION_DRIFT: {
     status: null,
+    message:
+      'migration {migration} was changed after it was applied (checksum {appliedChecksum} in the database, {fileChecksum} on disk)',
     summary: 'An applied migration differs from the file of the same name.',
     hint: 'Migrations are immutable once applied: restore the original file, add a new migration.',
   },
   STORAGE_SCHEMA_AHEAD: {
     status: null,
+    message: 'the database has migrations this gateway does not know: {migrations}',
     summary: 'The database has migrations this version of the gateway does not know.',
     hint: 'Run a gateway version at least as new as the one that migrated this database.',
   },
   STORAGE_NOT_MIGRATED: {
     status: null,
+    message: 'the database at {location} lacks {missing}',
     summary: 'The database lacks migrations this command needs; read-only commands never migrate.',
     hint: 'Run `agent-gateway migrate` (or start the gateway once) against this database.',
   },
   STORAGE_DATA_DIR_MISSING: {
     status: null,
+    message: '{dataDir} holds no gateway database (no pgdata directory)',
     summary: 'The data directory holds no embedded database.',
     hint: 'Point AGENT_GATEWAY_DATA_DIR or --data-dir at the gateway data directory, or set DATABASE_URL.',
   },
   // Audit trail storage (docs/audit-storage.md).
   AUDIT_TENANT_UNKNOWN: {
     status: null,
+    message: 'no tenant has the {lookup} {tenant}',
     summary: 'No tenant has this id (or name), so it has no audit chain.',
-    hint: 'Check the tenant id or name; tenants are listed in the operator console.',
+    hint: 'Check the tenant id or name; the tenants GraphQL query lists them.',
   },
   AUDIT_ENTRY_INVALID: {
     status: null,
+    message: 'audit entry not written: {problem}',
     summary: 'An audit entry cannot be stored exactly as given, so it could not be verified later.',
     hint: 'Fields are non-empty strings without NUL or unpaired surrogates; metadata is a JSON object.',
   },
   AUDIT_ENTRY_DUPLICATE: {
     status: null,
+    message: 'audit entry not written: an entry with id {entryId} already exists',
     summary: 'An audit entry with this id already exists.',
     hint: 'Leave the id out to get a fresh UUID, or use a new one.',
   },
   AUDIT_WRITE_FAILED: {
     status: null,
+    message: 'a batch of {count} audit entries could not be committed to {location}: {reason}',
     summary: 'A batch of audit entries could not be committed; none of it was written.',
     hint: 'Read the database error in the message; the caller must not report the action as audited.',
   },
   AUDIT_WRITER_CLOSED: {
     status: null,
+    message: 'the audit writer is closed: entry not written',
     summary: 'The audit writer is closed (the process is shutting down) and takes no new entries.',
     hint: 'Append before closing the writer; a closing gateway refuses audited requests.',
   },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The message template of a code, as a string literal type. */
+export type ErrorMessageTemplate<Code extends ErrorCode> = (typeof ERROR_CODES)[Code]['message'];
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);

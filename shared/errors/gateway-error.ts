@@ -1,17 +1,41 @@
-// The one error type of the gateway: a stable code from the registry, a message for humans, and
-// optional details. HTTP handlers, the GraphQL error mapping and the CLI all read the registry
-// through the code, so status and hint never drift from the code.
-import { ERROR_CODES, type ErrorCode } from './codes.js';
+// The one error type of the gateway: a stable code from the registry, the message its template
+// renders, and optional details. Call sites build errors with gatewayError(code, params): the
+// wording and the status then come from the registry, never from the call site. HTTP handlers,
+// the GraphQL error mapping and the CLI all read the registry through the code, so status and
+// hint never drift from the code.
+import { ERROR_CODES, type ErrorCode, type ErrorMessageTemplate } from './codes.js';
+import {
+  fillTemplate,
+  type NoParams,
+  type PlaceholderName,
+  type TemplateParams,
+} from './template.js';
+
+export interface GatewayErrorOptions {
+  readonly cause?: unknown;
+  /** Machine-readable facts for clients (the limit that was hit, the field concerned). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** The values a code's message template needs. */
+export type ErrorParams<Code extends ErrorCode> = TemplateParams<ErrorMessageTemplate<Code>>;
+
+/** Params are required when the template has placeholders, and may be left out when not. */
+export type GatewayErrorArgs<Code extends ErrorCode> = [
+  PlaceholderName<ErrorMessageTemplate<Code>>,
+] extends [never]
+  ? [params?: NoParams, options?: GatewayErrorOptions]
+  : [params: ErrorParams<Code>, options?: GatewayErrorOptions];
 
 export class GatewayError<Code extends ErrorCode = ErrorCode> extends Error {
   readonly code: Code;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(
-    code: Code,
-    message: string,
-    options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> },
-  ) {
+  /**
+   * Takes a rendered message: only builders call it (gatewayError, and subclasses that render
+   * through formatErrorMessage). Call sites use gatewayError.
+   */
+  constructor(code: Code, message: string, options?: GatewayErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
@@ -25,6 +49,28 @@ export class GatewayError<Code extends ErrorCode = ErrorCode> extends Error {
   get hint(): string {
     return ERROR_CODES[this.code].hint;
   }
+}
+
+/** Builds the error of a code: its message from the registry's template, filled with params. */
+export function gatewayError<Code extends ErrorCode>(
+  code: Code,
+  ...[params, options]: GatewayErrorArgs<Code>
+): GatewayError<Code> {
+  return new GatewayError(code, formatErrorMessage(code, params), options);
+}
+
+/**
+ * The message of a code without an Error around it, for answers that are decisions rather than
+ * failures (an inspect deny carries a reasonCode and this message).
+ */
+export function formatErrorMessage<Code extends ErrorCode>(
+  code: Code,
+  params?: ErrorParams<Code> | NoParams,
+): string {
+  return fillTemplate(
+    ERROR_CODES[code].message,
+    params as Readonly<Record<string, string | number>> | undefined,
+  );
 }
 
 /** The one-line form operators read in a terminal: `CODE: message (hint: …)`. */

@@ -1,2 +1,24 @@
-export { ERROR_CODES, type ErrorCode, type ErrorCodeInfo, isErrorCode } from './codes.js';
-export { formatErrorLine, GatewayError } from './gateway-error.js';
+export {
+  type CodeInfo,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorMessageTemplate,
+  isErrorCode,
+} from './codes.js';
+export {
+  type ErrorParams,
+  formatErrorLine,
+  formatErrorMessage,
+  GatewayError,
+  type GatewayErrorArgs,
+  type GatewayErrorOptions,
+  gatewayError,
+} from './gateway-error.js';
+export {
+  isPlaceholderName,
+  listPlaceholders,
+  type NoParams,
+  type PlaceholderName,
+  type TemplateParams,
+} from './template.js';

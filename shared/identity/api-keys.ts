@@ -44,6 +44,17 @@ export function hashApiKeySecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/**
+ * Compares two strings in time that depends only on their lengths (which the key format fixes),
+ * never on where they first differ.
+ */
+export function equalInConstantTime(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
 /** Constant-time check of a presented secret against a stored hash. */
 export function verifyApiKeySecret(secret: string, storedHash: string): boolean {
   const presented = Buffer.from(hashApiKeySecret(secret), 'hex');

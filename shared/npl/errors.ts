@@ -28,13 +28,18 @@ export const NPL_ISSUE_CODES = {
   invalid_regex: 'A `matches` pattern is malformed or outside the linear-time subset.',
   limit_exceeded: 'A condition is longer or more deeply nested than allowed.',
   invalid_uri: 'A policy URI is malformed or unpinned.',
+  always_false:
+    'A warning: an ordering operator against a non-numeric string literal, which is always false.',
 } as const;
 
 export type NplIssueCode = keyof typeof NPL_ISSUE_CODES;
 
 export type NplPathSegment = string | number;
 
-/** One problem found in a document, a condition or a URI. */
+/**
+ * One problem found in a document, a condition or a URI. Warnings (`always_false`) have the same
+ * shape but never make a document invalid: they come back beside the policy.
+ */
 export interface NplIssue {
   readonly code: NplIssueCode;
   readonly message: string;

@@ -7,7 +7,7 @@ import { contentHash } from '../json/canonical-json.js';
 import type { NplConditionAst } from './condition/ast.js';
 import { compileAst, type Test } from './condition/compile.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';
-import { cachedRuleAst, isParsedPolicy, safeParsePolicy } from './document.js';
+import { findCachedRuleAst, isParsedPolicy, safeParsePolicy } from './document.js';
 import { NplError, type NplIssue } from './errors.js';
 import {
   NPL_ACTION_RANK,
@@ -30,7 +30,7 @@ const CONDITION_ISSUES = new Set([
 ]);
 
 export interface CompiledPolicy {
-  /** The source document; `null` for a fail-closed stand-in (see failClosedPolicy). */
+  /** The source document; `null` for a fail-closed stand-in (see buildFailClosedPolicy). */
   readonly policy: NplPolicy | null;
   readonly uri: string;
   readonly contentHash: string;
@@ -99,7 +99,7 @@ export function compilePolicy(policy: NplPolicy): CompiledPolicy {
   const tests: Test[] = [];
   const decisions: NplDecision[] = [];
   for (const rule of source.rules) {
-    const ast = cachedRuleAst(rule) as NplConditionAst;
+    const ast = findCachedRuleAst(rule) as NplConditionAst;
     tests.push(compileAst(ast));
     decisions.push(
       decision(
@@ -159,7 +159,7 @@ export function compilePolicy(policy: NplPolicy): CompiledPolicy {
  * The fail-closed stand-in for a pinned policy that could not be resolved: it BLOCKs every
  * request (ruleId NPL_REGISTRY_FAIL_CLOSED, CRITICAL), whatever the agent.
  */
-export function failClosedPolicy(uri: string, cause: string): CompiledPolicy {
+export function buildFailClosedPolicy(uri: string, cause: string): CompiledPolicy {
   let name = '';
   let version = '';
   try {

@@ -29,13 +29,13 @@ export {
   type NplPathSegment,
 } from './errors.js';
 export {
+  buildFailClosedPolicy,
   type CompiledPolicy,
   compileCondition,
   compilePolicy,
   evaluateCondition,
   evaluatePolicies,
   evaluatePolicy,
-  failClosedPolicy,
   NO_POLICY_DECISION,
 } from './evaluate.js';
 export {
@@ -60,4 +60,11 @@ export {
   type NplRule,
   type NplSeverity,
 } from './types.js';
-export { formatPolicyUri, NPL_URI_SCHEME, type NplPolicyRef, parsePolicyUri } from './uri.js';
+export {
+  formatPolicyUri,
+  NPL_URI_SCHEME,
+  type NplPolicyRef,
+  POLICY_URI_FORM,
+  POLICY_URI_PATTERN,
+  parsePolicyUri,
+} from './uri.js';

@@ -7,9 +7,9 @@
 
 import { contentHash } from '../json/canonical-json.js';
 import { BUNDLED_POLICIES } from './bundled.js';
-import { parsePolicy } from './document.js';
-import { NplError } from './errors.js';
-import { type CompiledPolicy, compilePolicy, failClosedPolicy } from './evaluate.js';
+import { parsePolicy, safeParsePolicy } from './document.js';
+import { NplError, type NplIssue } from './errors.js';
+import { buildFailClosedPolicy, type CompiledPolicy, compilePolicy } from './evaluate.js';
 import type { NplPolicy } from './types.js';
 import { formatPolicyUri, parsePolicyUri } from './uri.js';
 
@@ -26,6 +26,8 @@ export interface NplPublishResult {
   readonly entry: NplRegistryEntry;
   /** `false` when the same content was already published under that name and version. */
   readonly created: boolean;
+  /** Findings that do not prevent publishing (e.g. `always_false`), with their positions. */
+  readonly warnings: readonly NplIssue[];
 }
 
 export interface NplRegistry {
@@ -105,7 +107,9 @@ export class InMemoryNplRegistry implements NplRegistry {
 
   /** Synchronous publish (see NplRegistry.publish). */
   publishNow(source: string | object): NplPublishResult {
-    const policy = parsePolicy(source);
+    const parsed = safeParsePolicy(source);
+    if (!parsed.success) throw parsed.error;
+    const { policy, warnings } = parsed;
     compilePolicy(policy);
     const name = policy.policyName;
     const version = policy.version;
@@ -113,7 +117,7 @@ export class InMemoryNplRegistry implements NplRegistry {
     const hash = contentHash(policy);
     const existing = this.entries.get(key);
     if (existing) {
-      if (existing.contentHash === hash) return { entry: existing, created: false };
+      if (existing.contentHash === hash) return { entry: existing, created: false, warnings };
       throw new NplError('NPL_REGISTRY_IMMUTABLE', [
         {
           code: 'invalid_value',
@@ -131,7 +135,7 @@ export class InMemoryNplRegistry implements NplRegistry {
       policy,
     });
     this.entries.set(key, entry);
-    return { entry, created: true };
+    return { entry, created: true, warnings };
   }
 }
 
@@ -158,14 +162,14 @@ export async function loadPinnedPolicy(
     const entry = await registry.resolve(uri);
     const policy = parsePolicy(entry.policy);
     if (policy.policyName !== name || policy.version !== version) {
-      return failClosedPolicy(uri, `registry returned ${policy.policyName}@${policy.version}`);
+      return buildFailClosedPolicy(uri, `registry returned ${policy.policyName}@${policy.version}`);
     }
     if (contentHash(policy) !== entry.contentHash) {
-      return failClosedPolicy(uri, 'content hash mismatch');
+      return buildFailClosedPolicy(uri, 'content hash mismatch');
     }
     return compilePolicy(policy);
   } catch (error) {
-    return failClosedPolicy(uri, describe(error));
+    return buildFailClosedPolicy(uri, describe(error));
   }
 }
 

@@ -7,6 +7,12 @@ export const KEBAB_CASE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
 const URI = /^svc:\/\/([a-z0-9]+(?:-[a-z0-9]+)*)@((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*))$/;
 
+/** The form of a policy URI, as messages state it. */
+export const POLICY_URI_FORM = 'svc://name@semver';
+
+/** Exactly `svc://name@semver`: for checks that need no error for anything else. */
+export const POLICY_URI_PATTERN: RegExp = URI;
+
 export interface NplPolicyRef {
   readonly name: string;
   readonly version: string;
@@ -22,14 +28,15 @@ export function parsePolicyUri(uri: string): NplPolicyRef {
   if (match) return { name: match[1]!, version: match[2]! };
   const text = typeof uri === 'string' ? uri : String(uri);
   const example = 'svc://nato-prou-strict-financial@1.0.0';
+  // The message says what the form is, since it is often all a client shows (GraphQL issues).
   if (typeof uri === 'string' && URI.test(`${uri}@0.0.0`)) {
     throw invalidUri(
-      `policy URI ${JSON.stringify(text)} is not pinned to a version`,
+      `malformed policy URI ${JSON.stringify(text)}: not pinned to a version; expected ${POLICY_URI_FORM}, e.g. ${text}@1.0.0`,
       `pin an exact version, e.g. ${text}@1.0.0`,
     );
   }
   throw invalidUri(
-    `${JSON.stringify(text)} is not a policy URI`,
+    `malformed policy URI ${JSON.stringify(text)}: expected ${POLICY_URI_FORM}, e.g. ${example}`,
     `write svc://<policy-name>@<major.minor.patch>, e.g. ${example}`,
   );
 }

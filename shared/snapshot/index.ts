@@ -1,1 +1,2 @@
+export * from './check-consistency.js';
 export * from './types.js';

@@ -2,6 +2,8 @@
 // JSON. The control plane builds it from the database; data planes receive it (in-process or
 // over the configuration stream), compile it once (data-plane/store) and swap it in whole.
 // Secrets appear only as hashes. A snapshot is immutable: a change makes a new version.
+// Ids are branded (shared/ids.ts): whoever builds or receives a snapshot is the edge that brands.
+import type { AgentId, ServerId, TenantId } from '../ids.js';
 
 export interface ConfigSnapshot {
   /** Monotonic per control plane; a data plane ignores a version it has already applied. */
@@ -11,7 +13,7 @@ export interface ConfigSnapshot {
 }
 
 export interface TenantConfig {
-  readonly id: string;
+  readonly id: TenantId;
   readonly name: string;
   readonly configVersion: number;
   readonly gatewayPolicy: GatewayPolicyConfig;
@@ -53,7 +55,9 @@ export interface ApiKeyConfig {
   readonly expiresAt: string | null;
 }
 
+/** The MCP annotations of a tool, as its upstream's tools/list declares them. */
 export interface ToolAnnotations {
+  readonly title?: string;
   readonly destructiveHint?: boolean;
   readonly readOnlyHint?: boolean;
   readonly idempotentHint?: boolean;
@@ -61,7 +65,7 @@ export interface ToolAnnotations {
 }
 
 export interface McpServerConfig {
-  readonly serverId: string;
+  readonly serverId: ServerId;
   readonly url: string;
   readonly transport: string;
   /** Tool name → the JSON-RPC `result` returned in simulation mode. */
@@ -73,7 +77,7 @@ export const AGENT_STATUSES = ['active', 'killed'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface AgentConfig {
-  readonly id: string;
+  readonly id: AgentId;
   readonly name: string;
   readonly role: string;
   readonly status: AgentStatus;

@@ -3,11 +3,17 @@
 // awaits its append, then appends again), on PGlite in memory, PGlite in a data directory and,
 // when DATABASE_URL is set, PostgreSQL (in a schema of its own, dropped afterwards). One tenant:
 // every append goes to the same chain, the worst case for the chain head lock.
+//
+// Second table: what the database does to this thread's event loop. 16 closed-loop writers run
+// for a while and `monitorEventLoopDelay` (1 ms resolution) records how late its timer fires:
+// PGlite served on this thread (how the embedded database ran before it moved to a worker) and
+// PGlite in its worker thread, in memory and in a data directory.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PGlite } from '@electric-sql/pglite';
 import { createAuditWriter } from '../../storage/audit-writer.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { migrateDatabase } from '../../storage/migrations.js';
@@ -16,6 +22,7 @@ import type { BenchContext, BenchRow } from './run.js';
 const DURATION_MS = 3000;
 const WARMUP_APPENDS = 300;
 const CONCURRENCY = [1, 8, 64] as const;
+const LAG_WRITERS = 16;
 
 interface Storage {
   readonly name: string;
@@ -79,9 +86,42 @@ export default async function auditBench(ctx: BenchContext): Promise<void> {
   }
   if (!process.env.DATABASE_URL) ctx.progress('DATABASE_URL is not set: PostgreSQL skipped');
   ctx.report('Audit appends (group commit, one tenant, closed loop)', rows);
+
+  const lagRows: BenchRow[] = [];
+  const lagStorages: Storage[] = [
+    {
+      name: 'PGlite on this thread (memory)',
+      async open() {
+        const db = await openDatabase({ pglite: await PGlite.create() });
+        return { db, dispose: () => db.close() };
+      },
+    },
+    ...storages.filter((storage) => storage.name.startsWith('PGlite')),
+  ];
+  for (const storage of lagStorages) {
+    ctx.progress(`${storage.name}: event-loop delay under ${LAG_WRITERS} writers`);
+    const { db, dispose } = await storage.open();
+    try {
+      await migrateDatabase(db);
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      const row = await measure(db, LAG_WRITERS, () => histogram.enable());
+      histogram.disable();
+      lagRows.push({
+        storage: storage.name.replace('PGlite (', 'PGlite worker ('),
+        writers: LAG_WRITERS,
+        'appends/s': row['appends/s']!,
+        'loop delay p99 ms': (histogram.percentile(99) / 1e6).toFixed(1),
+        'loop delay max ms': (histogram.max / 1e6).toFixed(1),
+        'append p99 ms': row['p99 ms']!,
+      });
+    } finally {
+      await dispose();
+    }
+  }
+  ctx.report(`Event-loop delay of this thread, ${LAG_WRITERS} concurrent writers`, lagRows);
 }
 
-async function measure(db: Database, writers: number): Promise<BenchRow> {
+async function measure(db: Database, writers: number, onStart?: () => void): Promise<BenchRow> {
   const tenantId = randomUUID();
   await db.query(`insert into tenants (id, name, "updatedAt") values ($1, $2, now())`, [
     tenantId,
@@ -108,6 +148,7 @@ async function measure(db: Database, writers: number): Promise<BenchRow> {
   flushes = 0;
   flushedEntries = 0;
   const latencies: number[] = [];
+  onStart?.();
   const started = performance.now();
   const deadline = started + DURATION_MS;
   let n = 0;

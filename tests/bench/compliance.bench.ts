@@ -4,10 +4,10 @@
 // generator runs in this process, so the throughput figure is a lower bound.
 import { createRequire } from 'node:module';
 import pino from 'pino';
-import { buildDataPlaneApp } from '../../data-plane/app.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import { COMPLIANCE_BATCH_PATH } from '../../data-plane/routes/compliance/index.js';
 import { DEFAULT_COMPLIANCE_LIMITS } from '../../data-plane/routes/compliance/limits.js';
+import { buildPublicApp } from '../support/public-app.js';
 import type { BenchContext, BenchRow } from './run.js';
 
 // autocannon ships no type declarations: the part used here.
@@ -123,7 +123,7 @@ function adversaries(): { name: string; body: string }[] {
 }
 
 export default async function compliance(ctx: BenchContext): Promise<void> {
-  const app = await buildDataPlaneApp({
+  const app = await buildPublicApp({
     logger: pino({ level: 'silent' }),
     readiness: createReadiness(),
     compliance: { rateLimit: { max: 1_000_000_000 } },

@@ -19,7 +19,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
-import { buildGatewayRuntime } from '../../cli/gateway.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
 import { registerMcpServer } from '../../control-plane/services/mcp-servers.js';
 import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
@@ -28,6 +27,7 @@ import { buildConfigSnapshot } from '../../control-plane/snapshot/build-snapshot
 import { registerDataPlane } from '../../control-plane/stream/credentials.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import { compileSnapshot } from '../../data-plane/store/compiled-snapshot.js';
+import { buildGatewayRuntime } from '../../runtime/gateway-runtime.js';
 import { createTestDatabase, postgresUrl } from '../support/databases.js';
 import type { BenchContext } from './run.js';
 
@@ -79,8 +79,8 @@ interface AppliedMessage {
 
 // The child: a data plane started as the CLI starts it, plus an IPC report of each swap.
 const CHILD_SCRIPT = `
-const { loadConfig } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../cli/config.ts')).href)});
-const { startDataPlane } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../data-plane/remote/start.ts')).href)});
+const { loadConfig } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../runtime/config.ts')).href)});
+const { startDataPlane } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../runtime/start-data-plane.ts')).href)});
 const { default: pino } = await import('pino');
 const dp = await startDataPlane(loadConfig(process.env), {
   logger: pino({ level: 'warn' }, pino.destination(2)),

@@ -52,9 +52,21 @@ rules:
     alertSeverity: LOW
 `;
 
+const ALWAYS_FALSE = `version: "1.0.0"
+policyName: amount-guard
+targetAgents: ["*"]
+rules:
+  - ruleId: block_big
+    action: BLOCK
+    condition: "tool.name == 'pay' && args.amount > 'lots'"
+    alertSeverity: CRITICAL
+`;
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'npl-cli-'));
   await writeFile(file('valid.yaml'), VALID);
+  await writeFile(file('always-false.yaml'), ALWAYS_FALSE);
+  await writeFile(file('invalid-and-warned.yaml'), ALWAYS_FALSE.replace('BLOCK', 'STOP'));
   await writeFile(file('invalid.yaml'), INVALID);
   await writeFile(file('nato.json'), JSON.stringify(NATO_PROU_STRICT_FINANCIAL, null, 2));
 });
@@ -87,6 +99,45 @@ describe('agent-gateway npl', () => {
       expect.stringMatching(/missing\.yaml: NPL_FILE_UNREADABLE: no such file/),
     ]);
     expect(run.stdout).toContain('valid.yaml: ok');
+  });
+
+  it('check accepts an always-false comparison, prints its warning with its position and exits 0', async () => {
+    const run = await cli('check', file('always-false.yaml'));
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toEqual([
+      `${file('always-false.yaml')}: ok (amount-guard@1.0.0, 1 rules)`,
+      `${file('always-false.yaml')}:7:53: warning/always_false at rules[0].condition (condition 1:37): > compares numbers, and 'lots' is not a number: always false (hint: use == or a string method for text)`,
+    ]);
+  });
+
+  it('check prints the warnings of an invalid file after its problems and exits 1', async () => {
+    const run = await cli('check', file('invalid-and-warned.yaml'));
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/:6:13: NPL_INVALID_DOCUMENT\/invalid_value at rules\[0\]\.action: /),
+      expect.stringMatching(/:7:53: warning\/always_false at rules\[0\]\.condition /),
+    ]);
+  });
+
+  it('eval evaluates an always-false comparison to false whatever the argument', async () => {
+    for (const args of ['{"amount": 1000000}', '{"amount": "lots"}', '{}']) {
+      const run = await cli(
+        'eval',
+        '--policy-file',
+        file('always-false.yaml'),
+        '--tool',
+        'pay',
+        '--args',
+        args,
+        '--json',
+      );
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        action: 'ALLOW',
+        ruleId: 'npl_default_allow',
+      });
+    }
   });
 
   it('eval exits 1 on BLOCK and prints the decision', async () => {

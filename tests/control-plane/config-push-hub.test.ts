@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigStreamHub, type StreamClient } from '../../control-plane/stream/hub.js';
 import { formatSseComment, formatSseEvent } from '../../control-plane/stream/sse.js';
-import { backoffMs } from '../../data-plane/remote/client.js';
+import { computeBackoffMs } from '../../data-plane/remote/client.js';
 import { type SseEvent, SseParser } from '../../data-plane/upstream/sse-parser.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 
@@ -124,7 +124,7 @@ describe('reconnect backoff', () => {
   it('grows exponentially with jitter and is capped at 5 s', () => {
     for (let attempt = 0; attempt < 40; attempt++) {
       const ceiling = Math.min(5000, 100 * 2 ** attempt);
-      const delay = backoffMs(attempt);
+      const delay = computeBackoffMs(attempt);
       expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
       expect(delay).toBeLessThanOrEqual(ceiling);
     }

@@ -8,13 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfigSnapshot } from '../../control-plane/snapshot/build-snapshot.js';
 import { registerDataPlane, revokeDataPlane } from '../../control-plane/stream/credentials.js';
 import { ConfigStreamHub } from '../../control-plane/stream/hub.js';
-import {
-  CONFIG_STREAM_PATH,
-  configStreamPlugin,
-  DATA_PLANE_ACK_PATH,
-} from '../../control-plane/stream/plugin.js';
-import { buildDataPlaneApp } from '../../data-plane/app.js';
+import { configStreamPlugin } from '../../control-plane/stream/plugin.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
+import { buildServer } from '../../data-plane/server.js';
+import { CONFIG_STREAM_PATH, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { killCliProcesses, runCliToEnd } from '../support/cli-process.js';
 import {
   createTestDatabase,
@@ -34,7 +31,7 @@ describeEachDatabase('data-plane revocation', (kind) => {
     t = await createTestDatabase(kind);
     const hub = new ConfigStreamHub({ heartbeatMs: 60_000 });
     hub.apply(await buildConfigSnapshot(t.db, 1));
-    app = await buildDataPlaneApp({
+    app = await buildServer({
       logger: pino({ level: 'silent' }),
       readiness: createReadiness(),
     });
@@ -75,7 +72,9 @@ describeEachDatabase('data-plane revocation', (kind) => {
       const chunk = await reader.read();
       if (chunk.done) break;
     }
-    expect(Date.now() - started).toBeLessThan(SWEEP_MS * 20);
+    // Only the revocation sweep closes it (the heartbeat is 60 s away): the bound only says it
+    // ended, on a machine of any speed.
+    expect(Date.now() - started).toBeLessThan(20_000);
 
     const again = await connect(plane.credential);
     expect(again.status).toBe(401);

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDataPlaneApp } from '../../data-plane/app.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import { COMPLIANCE_BATCH_PATH } from '../../data-plane/routes/compliance/index.js';
 import { isErrorCode } from '../../shared/errors/index.js';
+import { buildPublicApp } from '../support/public-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely; the assertions check their shape.
 type Json = Record<string, any>;
@@ -32,10 +32,25 @@ function expectContract(status: number, body: Json): void {
   expect(body.error).toBe(body.reasonCode);
 }
 
+/** Strings and numbers an attacker sends: NUL, unpaired surrogates, escape look-alikes, extremes. */
+const hostile = fc.oneof(
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udc00y',
+    '\\u{0}',
+    '\u{d800}',
+    '9'.repeat(400),
+  ),
+  fc.constantFrom(1e308, -1e308, 2 ** 53 + 2, -0),
+);
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), hostile);
+
 const rule = fc.record(
   {
-    ruleId: fc.oneof(fc.constantFrom('r1', 'r2', 'r1'), fc.string()),
-    action: fc.oneof(fc.constantFrom('ALLOW', 'BLOCK', 'REQUIRE_HUMAN', 'SIMULATE'), fc.string()),
+    ruleId: fc.oneof(fc.constantFrom('r1', 'r2', 'r1'), text),
+    action: fc.oneof(fc.constantFrom('ALLOW', 'BLOCK', 'REQUIRE_HUMAN', 'SIMULATE'), text),
     condition: fc.oneof(
       fc.constantFrom(
         "tool.name == 'x'",
@@ -44,9 +59,9 @@ const rule = fc.record(
         "tools.name == 'x' &&",
         "agentRole in ['a', 'b']",
       ),
-      fc.string(),
+      text,
     ),
-    alertSeverity: fc.oneof(fc.constantFrom('LOW', 'MEDIUM', 'CRITICAL'), fc.string()),
+    alertSeverity: fc.oneof(fc.constantFrom('LOW', 'MEDIUM', 'CRITICAL'), text),
   },
   { requiredKeys: [] },
 );
@@ -55,36 +70,49 @@ const policyObject = fc.record(
   {
     version: fc.oneof(fc.constantFrom('1.0.0', '2.3.4', 'v1'), fc.jsonValue()),
     policyName: fc.oneof(fc.constantFrom('p', 'my-policy', 'Bad Name'), fc.jsonValue()),
-    targetAgents: fc.oneof(fc.constant(['*']), fc.array(fc.string()), fc.jsonValue()),
+    targetAgents: fc.oneof(fc.constant(['*']), fc.array(text), fc.jsonValue()),
     rules: fc.oneof(fc.array(rule, { maxLength: 4 }), fc.jsonValue()),
   },
   { requiredKeys: [] },
 );
 
+const toolName = fc.oneof(fc.constantFrom('x', 'wire_transfer'), fc.jsonValue());
+const toolArguments = fc.oneof(fc.dictionary(text, fc.jsonValue()), fc.jsonValue());
+const agentRole = fc.oneof(fc.constantFrom('a', ''), fc.jsonValue());
+
+// Each field under its snake_case name, its deprecated camelCase alias, both or neither.
 const toolCall = fc.record(
   {
-    tool: fc.oneof(fc.constantFrom('x', 'wire_transfer'), fc.jsonValue()),
-    args: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
-    agentRole: fc.oneof(fc.constantFrom('a', ''), fc.jsonValue()),
+    tool_name: toolName,
+    arguments: toolArguments,
+    agent_role: agentRole,
+    tool: toolName,
+    args: toolArguments,
+    agentRole,
     context: fc.oneof(fc.record({ mode: fc.jsonValue() }, { requiredKeys: [] }), fc.jsonValue()),
   },
   { requiredKeys: [] },
 );
 
+const policyUri = fc.oneof(
+  fc.constantFrom('svc://nato-prou-strict-financial@1.0.0', 'svc://x@1.0.0', 'svc://x'),
+  fc.jsonValue(),
+);
+const toolCalls = fc.oneof(fc.array(toolCall, { maxLength: 3 }), fc.jsonValue());
+
 const item = fc.record(
   {
-    id: fc.oneof(fc.string(), fc.jsonValue()),
+    id: fc.oneof(text, fc.jsonValue()),
     policy: fc.oneof(
       policyObject,
       policyObject.map((p) => JSON.stringify(p)),
-      fc.string(),
+      text,
       fc.jsonValue(),
     ),
-    policyUri: fc.oneof(
-      fc.constantFrom('svc://nato-prou-strict-financial@1.0.0', 'svc://x@1.0.0', 'svc://x'),
-      fc.jsonValue(),
-    ),
-    toolCalls: fc.oneof(fc.array(toolCall, { maxLength: 3 }), fc.jsonValue()),
+    policy_uri: policyUri,
+    policyUri,
+    tool_calls: toolCalls,
+    toolCalls,
   },
   { requiredKeys: [] },
 );
@@ -92,7 +120,7 @@ const item = fc.record(
 describe('batch validation never fails with a 5xx', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
-    app = await buildDataPlaneApp({
+    app = await buildPublicApp({
       logger: pino({ level: 'silent' }),
       readiness: createReadiness(),
       compliance: { rateLimit: { max: 1_000_000 } },

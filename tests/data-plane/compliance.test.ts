@@ -1,35 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDataPlaneApp } from '../../data-plane/app.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import {
   COMPLIANCE_BATCH_PATH,
   type CompliancePluginOptions,
   rateLimitKey,
 } from '../../data-plane/routes/compliance/index.js';
-import { patternWeight } from '../../data-plane/routes/compliance/work.js';
 import { ERROR_CODES } from '../../shared/errors/index.js';
 import { contentHash, parsePolicy } from '../../shared/npl/index.js';
-import { estimateTextNesting } from '../../shared/npl/text-nesting.js';
-
-const YAML_POLICY = `version: "1.0.0"
-policyName: payments-guard
-targetAgents: ["*"]
-rules:
-  - ruleId: block_drop
-    action: BLOCK
-    condition: "tool.name == 'drop_table'"
-    alertSeverity: CRITICAL
-  - ruleId: human_large_transfer
-    action: REQUIRE_HUMAN
-    condition: "tool.name == 'wire_transfer' && args.amount > 10000"
-    alertSeverity: MEDIUM
-  - ruleId: simulate_in_staging
-    action: SIMULATE
-    condition: "mode == 'staging' && agentRole == 'tester'"
-    alertSeverity: LOW
-`;
+import { YAML_POLICY } from '../support/npl-policies.js';
+import { buildPublicApp } from '../support/public-app.js';
 
 const JSON_POLICY = {
   version: '2.1.0',
@@ -63,7 +44,7 @@ rules:
 const NATO = 'svc://nato-prou-strict-financial@1.0.0';
 
 async function build(compliance?: CompliancePluginOptions): Promise<FastifyInstance> {
-  return buildDataPlaneApp({
+  return buildPublicApp({
     logger: pino({ level: 'silent' }),
     readiness: createReadiness(),
     compliance,
@@ -503,21 +484,6 @@ describe('batch envelope and limits', () => {
     const fewer = await post({ items: [{ policy, toolCalls: toolCalls.slice(0, 2) }] });
     expect(fewer.status).toBe(200);
     expect(fewer.body.work).toBeLessThan(fewer.body.limits.maxWork);
-  });
-
-  it('weighs regular expressions by length and counted repetitions', () => {
-    expect(patternWeight('^[a-z]+$')).toBe(16);
-    expect(patternWeight('\\d{4}-\\d{2}')).toBe(2 * 11 * 4 * 2);
-    expect(patternWeight('(.|..){100}c')).toBe(2400);
-    expect(patternWeight('(a{100}){100}')).toBe(8192);
-    expect(patternWeight('a{2,}')).toBe(2 * 5 * 3);
-  });
-
-  it('bounds policy-text nesting from the YAML tokens, ignoring brackets in strings and comments', () => {
-    expect(estimateTextNesting(YAML_POLICY, 128)).toBeLessThan(10);
-    expect(estimateTextNesting('a: "[[[[[[[[[["\nb: c # [[[[[[[[\n', 128)).toBe(1);
-    expect(estimateTextNesting(`${'[ "]", '.repeat(500)}`, 128)).toBe(129);
-    expect(estimateTextNesting(`${'- '.repeat(500)}x`, 128)).toBe(129);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildDataPlaneApp } from '../../data-plane/app.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
+import { buildServer } from '../../data-plane/server.js';
 
 describe('health endpoints', () => {
   let app: FastifyInstance | undefined;
@@ -12,7 +12,7 @@ describe('health endpoints', () => {
 
   it('answers /healthz at once and /readyz 503 with the reason until ready', async () => {
     const readiness = createReadiness();
-    app = await buildDataPlaneApp({ logger: pino({ level: 'silent' }), readiness });
+    app = await buildServer({ logger: pino({ level: 'silent' }), readiness });
     readiness.reason = 'applying migrations';
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
     const notReady = await app.inject('/readyz');
@@ -24,7 +24,7 @@ describe('health endpoints', () => {
   });
 
   it('refuses bodies larger than the limit with 413', async () => {
-    app = await buildDataPlaneApp({
+    app = await buildServer({
       logger: pino({ level: 'silent' }),
       readiness: createReadiness(),
       bodyLimit: 16,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuditEntry, verifyAuditChain } from '../../shared/audit/index.js';
 import { GatewayError } from '../../shared/errors/index.js';
 import { type AuditFlushInfo, createAuditWriter } from '../../storage/audit-writer.js';
+import type { Database } from '../../storage/database.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -197,6 +198,43 @@ describeEachDatabase('createAuditWriter', (kind) => {
     expect(await verifyAuditChain(await exportAll(t.db, tenantId))).toMatchObject({
       ok: true,
       count: 2,
+    });
+  });
+
+  it('commits a batch of a chain it knows in one statement; re-reads a head another writer moved', async () => {
+    const tenantId = await createTenant(t.db);
+    const calls: string[] = [];
+    const counted: Database = {
+      ...t.db,
+      query(text, params) {
+        calls.push('query');
+        return t.db.query(text, params);
+      },
+      transaction(fn) {
+        calls.push('transaction');
+        return t.db.transaction(fn);
+      },
+    };
+    const writer = createAuditWriter(counted);
+    const other = createAuditWriter(t.db);
+    await writer.append({ ...base, tenantId });
+    expect(calls).toEqual(['transaction']);
+
+    calls.length = 0;
+    await Promise.all(
+      range(5).map((i) => writer.append({ ...base, tenantId, resourceId: `${i}` })),
+    );
+    expect(calls).toEqual(['query']);
+
+    await other.append({ ...base, tenantId, resourceId: 'from another writer' });
+    calls.length = 0;
+    await writer.append({ ...base, tenantId, resourceId: 'after the other' });
+    expect(calls).toEqual(['query', 'transaction']);
+
+    await Promise.all([writer.close(), other.close()]);
+    expect(await verifyAuditChain(await exportAll(t.db, tenantId))).toMatchObject({
+      ok: true,
+      count: 8,
     });
   });
 

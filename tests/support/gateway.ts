@@ -3,8 +3,7 @@
 // plane listening on 127.0.0.1 on a free port. Configuration changes go through the
 // control-plane services and are published to the data plane before the helper returns.
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
-import { buildGatewayRuntime, type GatewayRuntime } from '../../cli/gateway.js';
+import pino, { type Logger } from 'pino';
 import { createAgent } from '../../control-plane/services/agents.js';
 import {
   type GatewayPolicyPatch,
@@ -18,15 +17,17 @@ import { publishPolicyVersion } from '../../control-plane/services/npl-policies.
 import { createApiKey, createTenant } from '../../control-plane/services/tenants.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
+import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
+import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
 
 export interface TestTenant {
-  readonly id: string;
+  readonly id: TenantId;
   readonly name: string;
   /** An API key with agents:execute. */
   readonly key: string;
-  readonly agentId: string;
+  readonly agentId: AgentId;
 }
 
 export interface TestGateway {
@@ -36,7 +37,7 @@ export interface TestGateway {
   readonly tenant: TestTenant;
   /** A second tenant, for isolation tests. */
   addTenant(name?: string): Promise<TestTenant>;
-  addAgent(tenantId: string, input?: { role?: string; allowedTools?: string[] }): Promise<string>;
+  addAgent(tenantId: string, input?: { role?: string; allowedTools?: string[] }): Promise<AgentId>;
   addApiKey(tenantId: string, scopes: string[]): Promise<string>;
   setPolicy(tenantId: string, patch: GatewayPolicyPatch): Promise<void>;
   registerServer(input: RegisterMcpServerInput): Promise<void>;
@@ -55,19 +56,27 @@ export interface TestGateway {
 
 export async function startTestGateway(
   kind: DatabaseKindUnderTest,
-  options: { upstream?: UpstreamClientOptions; requireMcpOAuth?: boolean } = {},
+  options: {
+    upstream?: UpstreamClientOptions;
+    requireMcpOAuth?: boolean;
+    /** Default: silent. */
+    logger?: Logger;
+    /** How long registering a server through GraphQL waits for its tools/list (default 2000). */
+    toolsListWaitMs?: number;
+  } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
   const db = t.db;
   const readiness = createReadiness();
   const runtime = await buildGatewayRuntime({
     db,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     readiness,
     snapshotPollIntervalMs: 60_000,
     defaultMetrics: false,
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.requireMcpOAuth ? { requireMcpOAuth: true } : {}),
+    ...(options.toolsListWaitMs === undefined ? {} : { toolsListWaitMs: options.toolsListWaitMs }),
   });
   await runtime.publisher.start();
   await runtime.app.listen({ host: '127.0.0.1', port: 0 });
@@ -88,7 +97,7 @@ export async function startTestGateway(
       publicKey: `test-key-${randomBytes(16).toString('hex')}`,
     });
     await sync();
-    return id;
+    return asAgentId(id);
   };
   const addApiKey = async (tenantId: string, scopes: string[]) => {
     const { key } = await createApiKey(db, { tenantId, name: 'test', scopes });

@@ -18,6 +18,7 @@
 //   read_rows({ table })      → annotated readOnlyHint: true
 //   notify_then_echo({ text, count? }) → sends `count` (default 2) logging notifications first
 //                               (they travel in the SSE answer), then answers like echo
+//   plus `extraTools` (each answers 'done'), e.g. a destructive tool under a harmless name
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,13 @@ export interface McpUpstreamOptions {
   readonly stateful: boolean;
   /** Server name announced in `initialize`. Default 'test-upstream'. */
   readonly name?: string;
+  /** More tools, with the annotations their tools/list declares; each answers 'done'. */
+  readonly extraTools?: readonly {
+    readonly name: string;
+    readonly annotations?: Readonly<Record<string, boolean | string>>;
+  }[];
+  /** Awaited before a request with this JSON-RPC method is handled (e.g. a slow tools/list). */
+  readonly holdMethod?: { readonly method: string; readonly until: () => Promise<void> };
 }
 
 /** What the upstream saw of one HTTP request. */
@@ -64,9 +72,23 @@ export interface McpUpstream {
   close(): Promise<void>;
 }
 
-function buildServer(name: string, calls: Map<string, number>): McpServer {
+function buildServer(
+  name: string,
+  calls: Map<string, number>,
+  extraTools: McpUpstreamOptions['extraTools'] = [],
+): McpServer {
   const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {} } });
   const count = (tool: string) => calls.set(tool, (calls.get(tool) ?? 0) + 1);
+  for (const tool of extraTools) {
+    server.registerTool(
+      tool.name,
+      { description: `The ${tool.name} tool.`, annotations: { ...tool.annotations } },
+      async () => {
+        count(tool.name);
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    );
+  }
   server.registerTool(
     'echo',
     {
@@ -190,7 +212,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no session id; initialize first');
       return;
     }
-    const server = buildServer(name, calls);
+    const server = buildServer(name, calls, options.extraTools);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse,
@@ -208,7 +230,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
 
   async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
     // A fresh server and transport per request, as the SDK requires for stateless mode.
-    const server = buildServer(name, calls);
+    const server = buildServer(name, calls, options.extraTools);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse,
@@ -234,6 +256,10 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
         protocolVersion: header(req, 'mcp-protocol-version'),
         authorization: header(req, 'authorization'),
       });
+      const rpcMethod = (body as { method?: unknown } | undefined)?.method;
+      if (options.holdMethod && rpcMethod === options.holdMethod.method) {
+        await options.holdMethod.until();
+      }
       if (req.url?.split('?')[0] !== '/mcp') {
         res.writeHead(404).end();
         return;

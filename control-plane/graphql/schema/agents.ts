@@ -1,30 +1,78 @@
 // Agents of the tenant: create, list (a relay connection), read one, and change role, allowed
 // tools or persona. Spawning with credentials and the kill switch build on these records later.
 
+import {
+  AGENT_AUDIENCES_MAX,
+  AGENT_NAME_MAX,
+  AGENT_ROLE_MAX,
+  AGENT_TOOL_NAME_MAX,
+  AGENT_TOOLS_MAX,
+  CREATE_AGENT_RULES,
+  UPDATE_AGENT_RULES,
+} from '../../../shared/agents/agent-rules.js';
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { createAgent, updateAgent } from '../../services/agents.js';
+import { createAgent, requireRegisteredAudiences, updateAgent } from '../../services/agents.js';
 import { builder } from '../builder.js';
-import { graphQLError, notFound } from '../errors.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
 builder.prismaObject('Agent', {
+  description:
+    'A governed AI agent of the tenant: what it may call (allowedTools, mcpAudiences), its ' +
+    'persona, and its public key, by which the kill switch addresses it.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    role: t.exposeString('role'),
-    allowedTools: t.exposeStringList('allowedTools'),
-    mcpAudiences: t.exposeStringList('mcpAudiences'),
-    systemPrompt: t.exposeString('systemPrompt'),
-    personaTone: t.exposeString('personaTone', { nullable: true }),
-    personaLanguage: t.exposeString('personaLanguage', { nullable: true }),
-    publicKey: t.exposeString('publicKey'),
-    did: t.exposeString('did'),
-    status: t.exposeString('status', { description: 'active or killed.' }),
-    killedReason: t.exposeString('killedReason', { nullable: true }),
-    killedAt: t.expose('killedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    parent: t.relation('parent', { nullable: true }),
+    id: t.exposeID('id', { description: 'Stable id (UUID); the agentId of inspect calls.' }),
+    name: t.exposeString('name', { description: 'Name shown to operators; not unique.' }),
+    role: t.exposeString('role', {
+      description: 'Role that NPL rules can match (`agent.role`); `agent` unless set.',
+    }),
+    allowedTools: t.exposeStringList('allowedTools', {
+      description:
+        'Tool names (exact, or `*` globs) this agent may call; inspect refuses any other.',
+    }),
+    mcpAudiences: t.exposeStringList('mcpAudiences', {
+      description: 'MCP servers it may obtain tokens for, each as mcp://{serverId}.',
+    }),
+    systemPrompt: t.exposeString('systemPrompt', {
+      description: 'System prompt given to the agent when it is spawned (empty when unset).',
+    }),
+    personaTone: t.exposeString('personaTone', {
+      nullable: true,
+      description: 'Tone of voice of the persona (free text, e.g. terse), or null.',
+    }),
+    personaLanguage: t.exposeString('personaLanguage', {
+      nullable: true,
+      description: 'Language the persona answers in (free text, e.g. en or French), or null.',
+    }),
+    publicKey: t.exposeString('publicKey', {
+      description:
+        'Ed25519 public key, multibase base58btc (`z6Mk…`, as in did:key); unique in the tenant (other tenants may hold the same key).',
+    }),
+    did: t.exposeString('did', {
+      description: 'Decentralized identifier of the agent: did:svc:{tenantId}:agent:{id}.',
+    }),
+    status: t.exposeString('status', {
+      description: 'Either active or killed; a killed agent is refused on every inspect.',
+    }),
+    killedReason: t.exposeString('killedReason', {
+      nullable: true,
+      description: 'Why the agent was killed, as the operator gave it; null while active.',
+    }),
+    killedAt: t.expose('killedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the agent was killed; null while active.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description: 'When its record last changed.',
+    }),
+    parent: t.relation('parent', {
+      nullable: true,
+      description: 'The agent that spawned this one, or null for an agent created directly.',
+    }),
   }),
 });
 
@@ -32,10 +80,11 @@ builder.queryField('agents', (t) =>
   t.prismaConnection({
     type: 'Agent',
     cursor: 'id',
+    description: "Agents of the caller's tenant, ordered by id; at most 100 per page.",
     authScopes: { scope: SCOPES.AGENTS_MANAGE },
     args: {
-      role: t.arg.string(),
-      status: t.arg.string({ description: 'active or killed.' }),
+      role: t.arg.string({ description: 'Only agents with exactly this role.' }),
+      status: t.arg.string({ description: 'Only agents in this status: active or killed.' }),
     },
     resolve: (query, _root, args, context) =>
       context.db.prisma.agent.findMany({
@@ -54,8 +103,10 @@ builder.queryField('agent', (t) =>
   t.prismaField({
     type: 'Agent',
     nullable: true,
+    description:
+      "One agent of the caller's tenant; null when the tenant has no agent with this id.",
     authScopes: { scope: SCOPES.AGENTS_MANAGE },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The Agent.id.' }) },
     resolve: (query, _root, args, context) =>
       context.db.prisma.agent.findFirst({
         ...query,
@@ -64,31 +115,54 @@ builder.queryField('agent', (t) =>
   }),
 );
 
+const ROLE_DESCRIPTION = `Role that NPL rules can match, 1-${AGENT_ROLE_MAX} characters.`;
+const TOOLS_DESCRIPTION = `Tool names (exact, or \`*\` globs) the agent may call: at most ${AGENT_TOOLS_MAX}, each 1-${AGENT_TOOL_NAME_MAX} characters.`;
+
 const CreateAgentInput = builder.inputType('CreateAgentInput', {
+  description: 'A new agent of the tenant.',
+  validate: CREATE_AGENT_RULES,
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({
+      required: true,
+      description: `Name shown to operators, 1-${AGENT_NAME_MAX} characters.`,
+    }),
     publicKey: t.string({
       required: true,
-      description: "The agent's Ed25519 public key (multibase); the kill switch addresses it.",
+      description:
+        "The agent's Ed25519 public key as multibase base58btc of the ed25519-pub multicodec " +
+        '(`z6Mk…`, the method-specific id of a did:key); unique in the tenant (other tenants may hold the same key).',
     }),
-    role: t.string(),
-    allowedTools: t.stringList({ required: true }),
-    mcpAudiences: t.stringList({ description: 'mcp://{serverId} audiences.' }),
-    systemPrompt: t.string(),
-    personaTone: t.string(),
-    personaLanguage: t.string(),
+    role: t.string({
+      description: `${ROLE_DESCRIPTION} Default: agent.`,
+    }),
+    allowedTools: t.stringList({
+      required: true,
+      description: TOOLS_DESCRIPTION,
+    }),
+    mcpAudiences: t.stringList({
+      description: `MCP servers it may obtain tokens for, each as mcp://{serverId} of a server registered in the tenant: at most ${AGENT_AUDIENCES_MAX}. Default: none.`,
+    }),
+    systemPrompt: t.string({ description: 'System prompt given to the agent. Default: empty.' }),
+    personaTone: t.string({ description: 'Tone of voice of the persona (free text).' }),
+    personaLanguage: t.string({ description: 'Language the persona answers in (free text).' }),
   }),
 });
 
 builder.mutationField('createAgent', (t) =>
   t.prismaField({
     type: 'Agent',
+    description: 'Creates an agent; the data plane knows it from the next inspect on.',
     authScopes: { scope: SCOPES.AGENTS_MANAGE },
-    args: { input: t.arg({ type: CreateAgentInput, required: true }) },
+    args: {
+      input: t.arg({ type: CreateAgentInput, required: true, description: 'The new agent.' }),
+    },
     resolve: async (query, _root, { input }, context) => {
-      if (input.publicKey.trim() === '' || input.publicKey.length > 512) {
-        throw graphQLError('REQUEST_INVALID', 'publicKey must be 1-512 characters');
-      }
+      await requireRegisteredAudiences(
+        context.db,
+        context.caller.tenantId,
+        input.mcpAudiences ?? [],
+        'input.mcpAudiences',
+      );
       const { id } = await createAgent(context.db, {
         tenantId: context.caller.tenantId,
         name: input.name,
@@ -102,7 +176,7 @@ builder.mutationField('createAgent', (t) =>
       });
       await auditOperatorAction(
         context,
-        'agent.created',
+        AUDIT_ACTIONS.AGENT_CREATED,
         { type: 'agent', id },
         { name: input.name, role: input.role ?? 'agent' },
       );
@@ -114,22 +188,32 @@ builder.mutationField('createAgent', (t) =>
 
 const UpdateAgentInput = builder.inputType('UpdateAgentInput', {
   description: 'Fields to change; omitted fields keep their value.',
+  validate: UPDATE_AGENT_RULES,
   fields: (t) => ({
-    role: t.string(),
-    allowedTools: t.stringList(),
-    systemPrompt: t.string(),
-    personaTone: t.string(),
-    personaLanguage: t.string(),
+    role: t.string({ description: ROLE_DESCRIPTION }),
+    allowedTools: t.stringList({
+      description: `${TOOLS_DESCRIPTION} Replaces the whole list.`,
+    }),
+    systemPrompt: t.string({ description: 'System prompt given to the agent.' }),
+    personaTone: t.string({
+      description: 'Tone of voice of the persona (free text); null clears it.',
+    }),
+    personaLanguage: t.string({
+      description: 'Language the persona answers in (free text); null clears it.',
+    }),
   }),
 });
 
 builder.mutationField('updateAgent', (t) =>
   t.prismaField({
     type: 'Agent',
+    description:
+      'Changes role, allowed tools, system prompt or persona of an agent of the tenant; ' +
+      'NOT_FOUND when the tenant has no such agent.',
     authScopes: { scope: SCOPES.AGENTS_MANAGE },
     args: {
-      id: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateAgentInput, required: true }),
+      id: t.arg.id({ required: true, description: 'The Agent.id.' }),
+      input: t.arg({ type: UpdateAgentInput, required: true, description: 'What to change.' }),
     },
     resolve: async (query, _root, args, context) => {
       const id = String(args.id);
@@ -142,11 +226,11 @@ builder.mutationField('updateAgent', (t) =>
         ...(input.personaLanguage !== undefined ? { personaLanguage: input.personaLanguage } : {}),
       };
       if (!(await updateAgent(context.db, context.caller.tenantId, id, patch))) {
-        throw notFound('agent');
+        throw gatewayError('NOT_FOUND', { resource: `agent ${id} in this tenant` });
       }
       await auditOperatorAction(
         context,
-        'agent.updated',
+        AUDIT_ACTIONS.AGENT_UPDATED,
         { type: 'agent', id },
         { fields: Object.keys(patch) },
       );

@@ -1,33 +1,65 @@
 // API keys of the caller's tenant: list (never the secret, only its public prefix), create (the
 // secret is in the answer once) and revoke. A key can only hand out scopes it holds itself.
 
+import { z } from 'zod';
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { createApiKey, revokeApiKey } from '../../services/tenants.js';
 import { builder } from '../builder.js';
-import { graphQLError, notFound } from '../errors.js';
+import { scopeListRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
 builder.prismaObject('ApiKey', {
+  description:
+    'An API key of the tenant, for `Authorization: Bearer …` on the REST and GraphQL APIs. ' +
+    'Only its hash is stored; the secret is shown once, when the key is created.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
+    id: t.exposeID('id', { description: 'Stable id (UUID); recorded as api_key:{id} in audits.' }),
+    name: t.exposeString('name', { description: 'What the key is for, as its creator named it.' }),
     prefix: t.exposeString('prefix', {
       description: 'The public part of the key, for telling keys apart.',
     }),
-    scopes: t.exposeStringList('scopes'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    createdBy: t.exposeString('createdBy', { nullable: true }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    scopes: t.exposeStringList('scopes', {
+      description: 'What the key may do, e.g. policies:manage (docs/security.md lists them).',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    createdBy: t.exposeString('createdBy', {
+      nullable: true,
+      description:
+        "Who created it: the creating key as api_key:{id} (preceded by that key's tenant for a " +
+        "new tenant's first key), or null when created from the command line.",
+    }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it stops working; null for a key that does not expire.',
+    }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked (it no longer works); null while not revoked.',
+    }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When it last authenticated a request (recorded up to 30 s late); null if never.',
+    }),
   }),
 });
 
 builder.queryField('apiKeys', (t) =>
   t.prismaField({
     type: ['ApiKey'],
+    description: "API keys of the caller's tenant, oldest first; never their secrets.",
     authScopes: { scope: SCOPES.KEYS_MANAGE },
-    args: { includeRevoked: t.arg.boolean({ defaultValue: false }) },
+    args: {
+      includeRevoked: t.arg.boolean({
+        defaultValue: false,
+        description: 'Also list revoked keys.',
+      }),
+    },
     resolve: (query, _root, args, context) =>
       context.db.prisma.apiKey.findMany({
         ...query,
@@ -41,19 +73,44 @@ builder.queryField('apiKeys', (t) =>
 );
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  description: "A new API key of the caller's tenant.",
+  // One object schema, so a wrong name and wrong scopes are reported together.
+  validate: z.looseObject({
+    name: z
+      .string()
+      .max(200, 'must be 1-200 characters')
+      .regex(/\S/, 'must be 1-200 characters, not only spaces'),
+    scopes: scopeListRule,
+    // A key that has already expired would be refused on first use: say so now.
+    expiresAt: z
+      .date()
+      .nullish()
+      .refine((at) => !at || at.getTime() > Date.now(), 'must be in the future'),
+  }),
   fields: (t) => ({
-    name: t.string({ required: true }),
-    scopes: t.stringList({ required: true }),
-    expiresAt: t.field({ type: 'DateTime' }),
+    name: t.string({
+      required: true,
+      description: 'What the key is for, 1-200 characters.',
+    }),
+    scopes: t.stringList({
+      required: true,
+      description: 'Scopes of the new key: at least one, each held by the calling key.',
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      description: 'When the key stops working, in the future. Default: never.',
+    }),
   }),
 });
 
 const CreateApiKeyPayload = builder
   .objectRef<{ id: string; secret: string }>('CreateApiKeyPayload')
   .implement({
+    description: 'The created key and its secret.',
     fields: (t) => ({
       apiKey: t.prismaField({
         type: 'ApiKey',
+        description: 'The created key.',
         resolve: (query, payload, _args, context) =>
           context.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: payload.id } }),
       }),
@@ -66,18 +123,16 @@ const CreateApiKeyPayload = builder
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreateApiKeyPayload,
+    description:
+      "Creates an API key of the caller's tenant; the answer holds its secret, shown only once. " +
+      'A key can only grant scopes it holds itself (AUTH_INSUFFICIENT_SCOPE otherwise).',
     authScopes: { scope: SCOPES.KEYS_MANAGE },
-    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: async (_root, { input }, context) => {
       const beyond = input.scopes.filter((scope) => !context.caller.scopes.has(scope));
       if (beyond.length > 0) {
-        throw graphQLError(
-          'AUTH_INSUFFICIENT_SCOPE',
-          `a key cannot grant scopes it does not hold: ${beyond.join(', ')}`,
-        );
-      }
-      if (input.name.trim() === '' || input.name.length > 200) {
-        throw graphQLError('REQUEST_INVALID', 'name must be 1-200 characters');
+        // Granting a scope needs that scope: the message names the ones the caller lacks.
+        throw gatewayError('AUTH_INSUFFICIENT_SCOPE', { scope: beyond.join(', ') });
       }
       const key = await createApiKey(context.db, {
         tenantId: context.caller.tenantId,
@@ -88,7 +143,7 @@ builder.mutationField('createApiKey', (t) =>
       });
       await auditOperatorAction(
         context,
-        'api_key.created',
+        AUDIT_ACTIONS.API_KEY_CREATED,
         { type: 'api_key', id: key.id },
         { prefix: key.prefix, scopes: [...input.scopes] },
       );
@@ -101,14 +156,17 @@ builder.mutationField('createApiKey', (t) =>
 builder.mutationField('revokeApiKey', (t) =>
   t.prismaField({
     type: 'ApiKey',
+    description:
+      'Revokes an active key of the tenant: it stops working on the next request. ' +
+      'NOT_FOUND when the tenant has no such active key.',
     authScopes: { scope: SCOPES.KEYS_MANAGE },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The ApiKey.id.' }) },
     resolve: async (query, _root, args, context) => {
       const id = String(args.id);
       if (!(await revokeApiKey(context.db, context.caller.tenantId, id))) {
-        throw notFound('active API key');
+        throw gatewayError('NOT_FOUND', { resource: `active API key ${id} in this tenant` });
       }
-      await auditOperatorAction(context, 'api_key.revoked', { type: 'api_key', id });
+      await auditOperatorAction(context, AUDIT_ACTIONS.API_KEY_REVOKED, { type: 'api_key', id });
       await publishChange(context);
       return context.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id } });
     },

@@ -3,18 +3,30 @@
 // approver's identity, is appended to the audit trail and wakes the agent's long-poll. The
 // approvalQueue subscription streams approvals as they are created and resolved.
 
+import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/approvals.js';
-import { EVENT_TYPES, mapEvents } from '../../events/index.js';
 import { resolveApproval } from '../../services/approvals.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 import { publishChange } from '../mutations.js';
 
+const STATUS_DESCRIPTIONS: Record<ApprovalStatus, string> = {
+  pending: 'Waiting for a human decision, before its expiry.',
+  approved: 'Approved and not yet used: the resubmitted call will pass once, before expiry.',
+  rejected: 'Rejected: the resubmitted call is refused.',
+  expired: 'Not decided, or approved but not used, before its expiry.',
+  used: 'Approved, and the resubmitted call has passed (an approval is good for one call).',
+};
+
 const ApprovalStatusEnum = builder.enumType('ApprovalStatus', {
+  description: 'Where an approval stands; a lapsed pending or approved one reads EXPIRED.',
   values: Object.fromEntries(
-    APPROVAL_STATUSES.map((status) => [status.toUpperCase(), { value: status }]),
-  ) as Record<Uppercase<ApprovalStatus>, { value: ApprovalStatus }>,
+    APPROVAL_STATUSES.map((status) => [
+      status.toUpperCase(),
+      { value: status, description: STATUS_DESCRIPTIONS[status] },
+    ]),
+  ) as Record<Uppercase<ApprovalStatus>, { value: ApprovalStatus; description: string }>,
 });
 
 /** A pending or approved approval past its expiry reads as expired (as storage/approvals.ts). */
@@ -28,30 +40,71 @@ function effectiveStatus(
 }
 
 const ApprovalRef = builder.prismaObject('Approval', {
+  description:
+    'A tool call held by an NPL REQUIRE_HUMAN rule until an operator approves or rejects it. ' +
+    'The agent resubmits the same call with the approval id once it is approved.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'Stable id (UUID); the approval.id of the 202 answer.' }),
     status: t.field({
       type: ApprovalStatusEnum,
+      description: 'Its effective status (a lapsed pending or approved approval reads EXPIRED).',
       select: { status: true, expiresAt: true },
       resolve: (approval) => effectiveStatus(approval),
     }),
-    agentId: t.exposeString('agentId'),
-    agent: t.relation('agent'),
-    executionId: t.exposeString('executionId'),
-    serverId: t.exposeString('serverId'),
-    toolName: t.exposeString('toolName'),
-    method: t.exposeString('method'),
-    arguments: t.expose('arguments', { type: 'JSON' }),
-    callDigest: t.exposeString('callDigest'),
-    policyUri: t.exposeString('policyUri', { nullable: true }),
-    ruleId: t.exposeString('ruleId', { nullable: true }),
-    reason: t.exposeString('reason', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    decidedBy: t.exposeString('decidedBy', { nullable: true }),
-    decidedAt: t.expose('decidedAt', { type: 'DateTime', nullable: true }),
-    decisionReason: t.exposeString('decisionReason', { nullable: true }),
-    usedAt: t.expose('usedAt', { type: 'DateTime', nullable: true }),
+    agentId: t.exposeString('agentId', { description: 'The Agent.id of the calling agent.' }),
+    agent: t.relation('agent', { description: 'The calling agent.' }),
+    executionId: t.exposeString('executionId', {
+      description: 'The executionId the agent gave the held inspect call.',
+    }),
+    serverId: t.exposeString('serverId', { description: 'The MCP server the call is for.' }),
+    toolName: t.exposeString('toolName', { description: 'The tool the agent wants to call.' }),
+    method: t.exposeString('method', { description: 'The JSON-RPC method, e.g. tools/call.' }),
+    arguments: t.expose('arguments', {
+      type: 'JSON',
+      description: 'The arguments of the call, for the operator to judge.',
+    }),
+    callDigest: t.exposeString('callDigest', {
+      description:
+        'SHA-256 hex of the call (tenant, agent, server, tool, arguments): an approval only ' +
+        'lets this exact call through.',
+    }),
+    policyUri: t.exposeString('policyUri', {
+      nullable: true,
+      description: 'The NPL policy whose rule held the call (svc://name@version), or null.',
+    }),
+    ruleId: t.exposeString('ruleId', {
+      nullable: true,
+      description: 'The ruleId of that rule, or null.',
+    }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why the call was held, as the rule explains it; or null.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the call was held.' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description:
+        'When it lapses if not decided, or if approved but not used (the tenant policy sets ' +
+        'approvalTtlSeconds).',
+    }),
+    decidedBy: t.exposeString('decidedBy', {
+      nullable: true,
+      description: 'Who decided, as api_key:{id}; null while undecided.',
+    }),
+    decidedAt: t.expose('decidedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was decided; null while undecided.',
+    }),
+    decisionReason: t.exposeString('decisionReason', {
+      nullable: true,
+      description: 'The reason the operator gave with the decision, or null.',
+    }),
+    usedAt: t.expose('usedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the approved call passed; null until then.',
+    }),
   }),
 });
 
@@ -79,10 +132,14 @@ builder.queryField('approvals', (t) =>
   t.prismaConnection({
     type: 'Approval',
     cursor: 'id',
+    description: "Approvals of the caller's tenant, newest first; at most 100 per page.",
     authScopes: { scope: SCOPES.APPROVALS_DECIDE },
     args: {
-      status: t.arg({ type: ApprovalStatusEnum }),
-      agentId: t.arg.id(),
+      status: t.arg({
+        type: ApprovalStatusEnum,
+        description: 'Only approvals in this effective status.',
+      }),
+      agentId: t.arg.id({ description: "Only this agent's approvals (an Agent.id)." }),
     },
     resolve: (query, _root, args, context) =>
       context.db.prisma.approval.findMany({
@@ -101,8 +158,9 @@ builder.queryField('approval', (t) =>
   t.prismaField({
     type: 'Approval',
     nullable: true,
+    description: 'One approval of the tenant; null when the tenant has none with this id.',
     authScopes: { scope: SCOPES.APPROVALS_DECIDE },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The Approval.id.' }) },
     resolve: (query, _root, args, context) =>
       context.db.prisma.approval.findFirst({
         ...query,
@@ -124,14 +182,13 @@ for (const [field, decision] of [
           : 'Rejects a pending, unexpired approval: the resubmitted call is refused.',
       authScopes: { scope: SCOPES.APPROVALS_DECIDE },
       args: {
-        id: t.arg.id({ required: true }),
+        id: t.arg.id({ required: true, description: 'The Approval.id.' }),
         reason: t.arg.string({ description: 'Why; recorded with the decision and audited.' }),
       },
       resolve: async (query, _root, args, context) => {
         const approval = await resolveApproval(
           context.db,
           context.audit,
-          context.approvals,
           {
             tenantId: context.caller.tenantId,
             id: String(args.id),
@@ -155,7 +212,14 @@ for (const [field, decision] of [
 // held inspect call) and resolved (approved or rejected). The tenant comes from the caller's key,
 // never from the client; status and agentId narrow the stream like the query's arguments.
 const ApprovalEventKindEnum = builder.enumType('ApprovalEventKind', {
-  values: { CREATED: { value: 'created' }, RESOLVED: { value: 'resolved' } } as const,
+  description: 'What happened to the approval.',
+  values: {
+    CREATED: { value: 'created', description: 'A call was held: the approval is PENDING.' },
+    RESOLVED: {
+      value: 'resolved',
+      description: 'An operator decided it: the approval is APPROVED or REJECTED.',
+    },
+  } as const,
 });
 
 interface ApprovalEventShape {
@@ -164,8 +228,13 @@ interface ApprovalEventShape {
 }
 
 const ApprovalEventRef = builder.objectRef<ApprovalEventShape>('ApprovalEvent').implement({
+  description: 'An approval of the tenant was created or resolved.',
   fields: (t) => ({
-    kind: t.field({ type: ApprovalEventKindEnum, resolve: (event) => event.kind }),
+    kind: t.field({
+      type: ApprovalEventKindEnum,
+      description: 'Created or resolved.',
+      resolve: (event) => event.kind,
+    }),
     approval: t.field({
       type: ApprovalRef,
       description: 'The approval as it is when the event is delivered.',
@@ -187,7 +256,7 @@ builder.subscriptionField('approvalQueue', (t) =>
         type: ApprovalStatusEnum,
         description: 'Only events leaving the approval in this status (CREATED: PENDING).',
       }),
-      agentId: t.arg.id(),
+      agentId: t.arg.id({ description: "Only this agent's approvals (an Agent.id)." }),
     },
     subscribe: (_root, args, context) => {
       const tenantId = context.caller.tenantId;

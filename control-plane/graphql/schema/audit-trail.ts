@@ -2,35 +2,45 @@
 // entry's resourceId), decision (metadata.decision) and time range; and the chain check over a
 // range (the same verifier as `agent-gateway audit verify`); and the stream of new entries.
 import { verifyAuditChain } from '../../../shared/audit/index.js';
+import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { openAuditExport } from '../../../storage/audit-export.js';
-import { EVENT_TYPES, mapEvents } from '../../events/index.js';
 import { builder } from '../builder.js';
-import { graphQLError } from '../errors.js';
+import { timeRangeRule } from '../input-rules.js';
 
 builder.prismaObject('AuditEntry', {
+  description:
+    "One entry of the tenant's tamper-evident audit trail: each entry's hash covers the " +
+    "previous entry's, so a changed or removed entry breaks the chain (verifyAuditTrail).",
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'Stable id (UUID).' }),
     seq: t.string({
       description: 'Position in the tenant chain, from 1 (a string: it may outgrow Int).',
       select: { seq: true },
       resolve: (entry) => entry.seq.toString(),
     }),
-    action: t.exposeString('action'),
-    resourceType: t.exposeString('resourceType'),
-    resourceId: t.exposeString('resourceId'),
-    metadata: t.expose('metadata', { type: 'JSON' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    hash: t.exposeString('hash'),
-    prevHash: t.exposeString('prevHash'),
+    action: t.exposeString('action', {
+      description: 'What happened, e.g. inspect.deny or agent.created (docs/audit.md lists them).',
+    }),
+    resourceType: t.exposeString('resourceType', {
+      description: 'Kind of thing it concerns, e.g. agent, approval or api_key.',
+    }),
+    resourceId: t.exposeString('resourceId', {
+      description: 'Id of that thing (the agent for inspect entries).',
+    }),
+    metadata: t.expose('metadata', {
+      type: 'JSON',
+      description: 'Details of the action as a JSON object: decision, reason, actor and so on.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was appended.' }),
+    hash: t.exposeString('hash', {
+      description: 'SHA-256 hex over this entry and prevHash: the link the next entry carries.',
+    }),
+    prevHash: t.exposeString('prevHash', {
+      description: "The previous entry's hash; 64 zeros for the first entry.",
+    }),
   }),
 });
-
-function checkRange(from: Date | null | undefined, to: Date | null | undefined): void {
-  if (from && to && from.getTime() > to.getTime()) {
-    throw graphQLError('REQUEST_INVALID', 'from must not be after to');
-  }
-}
 
 interface AuditTrailFilter {
   readonly action?: string | null;
@@ -60,9 +70,9 @@ function auditTrailWhere(filter: AuditTrailFilter, tenantId: string) {
 
 /** The filters of the auditTrail query and subscription. */
 const auditFilterArgs = builder.args((t) => ({
-  action: t.string(),
+  action: t.string({ description: 'Only entries with exactly this action, e.g. inspect.deny.' }),
   agentId: t.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
-  decision: t.string({ description: 'metadata.decision, e.g. deny.' }),
+  decision: t.string({ description: 'Only entries whose metadata.decision is this, e.g. deny.' }),
   from: t.field({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
   to: t.field({ type: 'DateTime', description: 'Created before (exclusive).' }),
 }));
@@ -71,10 +81,11 @@ builder.queryField('auditTrail', (t) =>
   t.prismaConnection({
     type: 'AuditEntry',
     cursor: 'id',
+    description: "Entries of the caller's tenant, newest first; at most 100 per page.",
     authScopes: { scope: SCOPES.AUDIT_READ },
     args: auditFilterArgs,
+    validate: timeRangeRule,
     resolve: (query, _root, args, context) => {
-      checkRange(args.from, args.to);
       return context.db.prisma.auditEntry.findMany({
         ...query,
         where: auditTrailWhere(args, context.caller.tenantId),
@@ -93,8 +104,8 @@ builder.subscriptionField('auditTrail', (t) =>
     description: "New entries of the caller's tenant, with the filters of the auditTrail query.",
     authScopes: { scope: SCOPES.AUDIT_READ },
     args: auditFilterArgs,
+    validate: timeRangeRule,
     subscribe: (_root, args, context) => {
-      checkRange(args.from, args.to);
       const tenantId = context.caller.tenantId;
       const where = auditTrailWhere(args, tenantId);
       const action = args.action ?? null;
@@ -131,23 +142,35 @@ interface Verification {
 const BrokenEntryRef = builder
   .objectRef<NonNullable<Verification['firstBroken']>>('AuditBrokenEntry')
   .implement({
+    description: 'The first entry that fails the chain check, and why.',
     fields: (t) => ({
       index: t.exposeInt('index', { description: '0-based position in the verified range.' }),
-      id: t.exposeString('id', { nullable: true }),
-      code: t.exposeString('code'),
-      message: t.exposeString('message'),
+      id: t.exposeString('id', {
+        nullable: true,
+        description: 'Its AuditEntry.id; null when the entry has no readable id.',
+      }),
+      code: t.exposeString('code', {
+        description: 'What is wrong, as a stable code, e.g. AUDIT_HASH_MISMATCH (docs/audit.md).',
+      }),
+      message: t.exposeString('message', { description: 'What is wrong, for people.' }),
     }),
   });
 
 const VerificationRef = builder.objectRef<Verification>('AuditVerification').implement({
+  description: 'The outcome of a chain check.',
   fields: (t) => ({
-    ok: t.exposeBoolean('ok'),
+    ok: t.exposeBoolean('ok', { description: 'True when every entry checked is intact.' }),
     count: t.exposeInt('count', { description: 'Entries verified (before the first broken one).' }),
     head: t.exposeString('head', { nullable: true, description: 'Hash of the last entry.' }),
     partial: t.exposeBoolean('partial', {
-      description: "true for a range: its first entry's link to earlier entries is taken on trust.",
+      description: "True for a range: its first entry's link to earlier entries is taken on trust.",
     }),
-    firstBroken: t.field({ type: BrokenEntryRef, nullable: true, resolve: (v) => v.firstBroken }),
+    firstBroken: t.field({
+      type: BrokenEntryRef,
+      nullable: true,
+      description: 'The first entry that fails the check; null when ok.',
+      resolve: (v) => v.firstBroken,
+    }),
   }),
 });
 
@@ -157,11 +180,11 @@ builder.queryField('verifyAuditTrail', (t) =>
     description: "Checks the hash chain of the tenant's entries in [from, to) (all when omitted).",
     authScopes: { scope: SCOPES.AUDIT_READ },
     args: {
-      from: t.arg({ type: 'DateTime' }),
-      to: t.arg({ type: 'DateTime' }),
+      from: t.arg({ type: 'DateTime', description: 'Start of the range (inclusive).' }),
+      to: t.arg({ type: 'DateTime', description: 'End of the range (exclusive).' }),
     },
+    validate: timeRangeRule,
     resolve: async (_root, args, context) => {
-      checkRange(args.from, args.to);
       const trail = await openAuditExport(context.db, {
         tenant: context.caller.tenantId,
         from: args.from ?? undefined,

@@ -20,7 +20,7 @@ export const ProblemInterface = builder
   .implement({
     description: 'A typed error returned as data by a mutation.',
     fields: (t) => ({
-      message: t.exposeString('message'),
+      message: t.exposeString('message', { description: 'What is wrong, for people.' }),
       code: t.string({
         description: 'Stable code: REQUEST_INVALID or one of the NPL engine codes.',
         resolve: (error) => error.code ?? 'REQUEST_INVALID',
@@ -31,36 +31,60 @@ export const ProblemInterface = builder
 const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
   description: 'One invalid input field: `field` is a path such as `allowedModes[1]`.',
   fields: (t) => ({
-    field: t.exposeString('field'),
-    message: t.exposeString('message'),
+    field: t.exposeString('field', {
+      description: 'Path of the input field, e.g. allowedModes[1].',
+    }),
+    message: t.exposeString('message', { description: 'What is wrong with it.' }),
   }),
 });
 
 builder.objectType(GatewayPolicyValidationError, {
   name: 'GatewayPolicyValidationError',
+  description: 'The gateway policy change is invalid; nothing was stored.',
   interfaces: [ProblemInterface],
   fields: (t) => ({
-    issues: t.field({ type: [FieldIssueRef], resolve: (error) => [...error.issues] }),
+    issues: t.field({
+      type: [FieldIssueRef],
+      description: 'Every invalid field, one issue each.',
+      resolve: (error) => [...error.issues],
+    }),
   }),
 });
 
 const SourcePositionRef = builder
   .objectRef<{ line: number; column: number }>('SourcePosition')
   .implement({
-    fields: (t) => ({ line: t.exposeInt('line'), column: t.exposeInt('column') }),
+    description: 'A position in a text.',
+    fields: (t) => ({
+      line: t.exposeInt('line', { description: '1-based line.' }),
+      column: t.exposeInt('column', { description: '1-based column.' }),
+    }),
   });
 
-const NplIssueRef = builder.objectRef<NplIssue>('NplIssue').implement({
-  description: 'One problem the NPL engine found in a document.',
+/** An NPL issue: a problem of an invalid document, or a warning of a published one. */
+export const NplIssueRef = builder.objectRef<NplIssue>('NplIssue').implement({
+  description:
+    'One finding of the NPL engine in a document: a problem (NplDocumentError.issues) or a ' +
+    'warning that did not prevent publishing (PublishNplPolicyPayload.warnings).',
   fields: (t) => ({
-    code: t.exposeString('code'),
-    message: t.exposeString('message'),
+    code: t.exposeString('code', {
+      description: 'Stable code of the problem, e.g. condition_syntax (docs/npl.md).',
+    }),
+    message: t.exposeString('message', { description: 'What is wrong, for people.' }),
     path: t.string({
       description: 'JSON path inside the document, e.g. `rules[0].condition` (`$` for the root).',
       resolve: (issue) => formatIssuePath(issue.path),
     }),
-    hint: t.string({ nullable: true, resolve: (issue) => issue.hint ?? null }),
-    ruleIndex: t.int({ nullable: true, resolve: (issue) => issue.ruleIndex ?? null }),
+    hint: t.string({
+      nullable: true,
+      description: 'How to fix it, when the engine knows; or null.',
+      resolve: (issue) => issue.hint ?? null,
+    }),
+    ruleIndex: t.int({
+      nullable: true,
+      description: '0-based index of the rule concerned, or null for a document-level problem.',
+      resolve: (issue) => issue.ruleIndex ?? null,
+    }),
     line: t.int({
       nullable: true,
       description: '1-based line inside the condition text.',
@@ -71,7 +95,11 @@ const NplIssueRef = builder.objectRef<NplIssue>('NplIssue').implement({
       description: '1-based column inside the condition text.',
       resolve: (issue) => issue.column ?? null,
     }),
-    excerpt: t.string({ nullable: true, resolve: (issue) => issue.excerpt ?? null }),
+    excerpt: t.string({
+      nullable: true,
+      description: 'The part of the condition text around the problem, or null.',
+      resolve: (issue) => issue.excerpt ?? null,
+    }),
     source: t.field({
       type: SourcePositionRef,
       nullable: true,
@@ -86,6 +114,10 @@ builder.objectType(NplError, {
   description: 'The NPL document is invalid; `issues` lists every problem with its position.',
   interfaces: [ProblemInterface],
   fields: (t) => ({
-    issues: t.field({ type: [NplIssueRef], resolve: (error) => [...error.issues] }),
+    issues: t.field({
+      type: [NplIssueRef],
+      description: 'Every problem the engine found.',
+      resolve: (error) => [...error.issues],
+    }),
   }),
 });

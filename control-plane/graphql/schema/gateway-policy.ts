@@ -1,6 +1,7 @@
 // The tenant's gateway policy: read it, and change any subset of its fields. An invalid change is
 // answered as a GatewayPolicyValidationError listing every wrong field; nothing is stored then.
 
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
   type GatewayPolicyPatch,
@@ -12,32 +13,79 @@ import { actorOf } from '../context.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 import { GatewayPolicyValidationError } from './errors.js';
 
+// Descriptions shared by the policy's fields and the input that changes them.
+const FIELD = {
+  trustedServers:
+    'Server ids (the {serverId} of mcp://{serverId}) agents of the tenant may reach; a call ' +
+    'to any other server is denied.',
+  blockedMethods: 'JSON-RPC methods refused for every agent: exact names or `*` globs.',
+  blockedTools: 'Tool names refused for every agent: exact names or `*` globs.',
+  denyDestructive:
+    "Whether calls to destructive tools (destructiveToolPatterns, the upstream's " +
+    'destructiveHint, destructive SQL or shell) are denied.',
+  destructiveToolPatterns:
+    'Tool-name words treated as destructive (`*` globs allowed); this is the whole list.',
+  exfilDetectSecrets:
+    'Whether arguments carrying secrets (private keys, cloud keys, tokens) are denied.',
+  exfilBulkExportLimit:
+    'A call asking for more items than this (limit, pageSize, $top…) is a bulk export and ' +
+    'is denied; null switches the check off.',
+  exfilCheckDestinations:
+    'Whether URLs and email addresses in arguments must be in exfilAllowedDomains.',
+  exfilAllowedDomains: 'Domains destinations may go to; each allows itself and its subdomains.',
+  oauthMode: 'How agents authenticate to MCP servers: none, or mcp_as (the gateway issues tokens).',
+  maxDelegationDepth: 'Longest delegation chain accepted, 0-16 links.',
+  pinnedPolicies: 'NPL policies evaluated on every inspect of the tenant, as svc://name@version.',
+  allowedModes: 'Execution modes agents may request: a subset of production, simulation, shadow.',
+  approvalTtlSeconds:
+    'Seconds a held call waits for a human decision before it expires, 10-604800 (7 days).',
+} as const;
+
 builder.prismaObject('GatewayPolicy', {
+  description:
+    "The tenant's gateway policy: the checks every inspect applies before the NPL policies.",
   fields: (t) => ({
-    trustedServers: t.exposeStringList('trustedServers', {
-      description: 'Server ids agents of the tenant may reach.',
+    trustedServers: t.exposeStringList('trustedServers', { description: FIELD.trustedServers }),
+    blockedMethods: t.exposeStringList('blockedMethods', { description: FIELD.blockedMethods }),
+    blockedTools: t.exposeStringList('blockedTools', { description: FIELD.blockedTools }),
+    denyDestructive: t.exposeBoolean('denyDestructive', { description: FIELD.denyDestructive }),
+    destructiveToolPatterns: t.exposeStringList('destructiveToolPatterns', {
+      description: FIELD.destructiveToolPatterns,
     }),
-    blockedMethods: t.exposeStringList('blockedMethods'),
-    blockedTools: t.exposeStringList('blockedTools'),
-    denyDestructive: t.exposeBoolean('denyDestructive'),
-    destructiveToolPatterns: t.exposeStringList('destructiveToolPatterns'),
-    exfilDetectSecrets: t.exposeBoolean('exfilDetectSecrets'),
-    exfilBulkExportLimit: t.exposeInt('exfilBulkExportLimit', { nullable: true }),
-    exfilCheckDestinations: t.exposeBoolean('exfilCheckDestinations'),
-    exfilAllowedDomains: t.exposeStringList('exfilAllowedDomains'),
-    oauthMode: t.exposeString('oauthMode'),
-    maxDelegationDepth: t.exposeInt('maxDelegationDepth'),
-    pinnedPolicies: t.exposeStringList('pinnedPolicies'),
-    allowedModes: t.exposeStringList('allowedModes'),
-    approvalTtlSeconds: t.exposeInt('approvalTtlSeconds'),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    updatedBy: t.exposeString('updatedBy', { nullable: true }),
+    exfilDetectSecrets: t.exposeBoolean('exfilDetectSecrets', {
+      description: FIELD.exfilDetectSecrets,
+    }),
+    exfilBulkExportLimit: t.exposeInt('exfilBulkExportLimit', {
+      nullable: true,
+      description: FIELD.exfilBulkExportLimit,
+    }),
+    exfilCheckDestinations: t.exposeBoolean('exfilCheckDestinations', {
+      description: FIELD.exfilCheckDestinations,
+    }),
+    exfilAllowedDomains: t.exposeStringList('exfilAllowedDomains', {
+      description: FIELD.exfilAllowedDomains,
+    }),
+    oauthMode: t.exposeString('oauthMode', { description: FIELD.oauthMode }),
+    maxDelegationDepth: t.exposeInt('maxDelegationDepth', {
+      description: FIELD.maxDelegationDepth,
+    }),
+    pinnedPolicies: t.exposeStringList('pinnedPolicies', { description: FIELD.pinnedPolicies }),
+    allowedModes: t.exposeStringList('allowedModes', { description: FIELD.allowedModes }),
+    approvalTtlSeconds: t.exposeInt('approvalTtlSeconds', {
+      description: FIELD.approvalTtlSeconds,
+    }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    updatedBy: t.exposeString('updatedBy', {
+      nullable: true,
+      description: 'Who changed it last, as api_key:{id}; null when unknown.',
+    }),
   }),
 });
 
 builder.queryField('gatewayPolicy', (t) =>
   t.prismaField({
     type: 'GatewayPolicy',
+    description: "The caller's tenant's gateway policy.",
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     resolve: (query, _root, _args, context) =>
       context.db.prisma.gatewayPolicy.findUniqueOrThrow({
@@ -48,22 +96,25 @@ builder.queryField('gatewayPolicy', (t) =>
 );
 
 const GatewayPolicyInput = builder.inputType('GatewayPolicyInput', {
-  description: 'Fields to change; omitted fields keep their value.',
+  description: 'Fields to change; omitted fields keep their value. Lists replace the whole list.',
   fields: (t) => ({
-    trustedServers: t.stringList(),
-    blockedMethods: t.stringList(),
-    blockedTools: t.stringList(),
-    denyDestructive: t.boolean(),
-    destructiveToolPatterns: t.stringList(),
-    exfilDetectSecrets: t.boolean(),
-    exfilBulkExportLimit: t.int({ description: 'null switches the bulk-export check off.' }),
-    exfilCheckDestinations: t.boolean(),
-    exfilAllowedDomains: t.stringList(),
-    oauthMode: t.string({ description: 'none or mcp_as.' }),
-    maxDelegationDepth: t.int(),
-    pinnedPolicies: t.stringList({ description: 'svc://name@version pins.' }),
-    allowedModes: t.stringList({ description: 'Subset of production, simulation, shadow.' }),
-    approvalTtlSeconds: t.int(),
+    trustedServers: t.stringList({ description: FIELD.trustedServers }),
+    blockedMethods: t.stringList({ description: FIELD.blockedMethods }),
+    blockedTools: t.stringList({ description: FIELD.blockedTools }),
+    denyDestructive: t.boolean({ description: FIELD.denyDestructive }),
+    destructiveToolPatterns: t.stringList({ description: FIELD.destructiveToolPatterns }),
+    exfilDetectSecrets: t.boolean({ description: FIELD.exfilDetectSecrets }),
+    exfilBulkExportLimit: t.int({
+      description:
+        'A positive limit (see GatewayPolicy.exfilBulkExportLimit); null switches the check off.',
+    }),
+    exfilCheckDestinations: t.boolean({ description: FIELD.exfilCheckDestinations }),
+    exfilAllowedDomains: t.stringList({ description: FIELD.exfilAllowedDomains }),
+    oauthMode: t.string({ description: FIELD.oauthMode }),
+    maxDelegationDepth: t.int({ description: FIELD.maxDelegationDepth }),
+    pinnedPolicies: t.stringList({ description: FIELD.pinnedPolicies }),
+    allowedModes: t.stringList({ description: FIELD.allowedModes }),
+    approvalTtlSeconds: t.int({ description: FIELD.approvalTtlSeconds }),
   }),
 });
 
@@ -71,8 +122,18 @@ builder.mutationField('updateGatewayPolicy', (t) =>
   t.prismaField({
     type: 'GatewayPolicy',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
-    errors: { types: [GatewayPolicyValidationError] },
-    args: { input: t.arg({ type: GatewayPolicyInput, required: true }) },
+    description:
+      'Changes any subset of the gateway policy. An invalid change is answered as ' +
+      'GatewayPolicyValidationError listing every wrong field, and nothing is stored.',
+    errors: {
+      types: [GatewayPolicyValidationError],
+      union: { description: 'The updated policy, or why the change was refused.' },
+      result: { description: 'The change was stored and published.' },
+      dataField: { description: 'The policy after the change.' },
+    },
+    args: {
+      input: t.arg({ type: GatewayPolicyInput, required: true, description: 'What to change.' }),
+    },
     resolve: async (query, _root, { input }, context) => {
       // An explicit null means "unchanged" everywhere except the bulk-export limit (null = off).
       const patch = Object.fromEntries(
@@ -87,7 +148,7 @@ builder.mutationField('updateGatewayPolicy', (t) =>
       await updateGatewayPolicy(context.db, tenantId, patch, actorOf(context.caller));
       await auditOperatorAction(
         context,
-        'gateway_policy.updated',
+        AUDIT_ACTIONS.GATEWAY_POLICY_UPDATED,
         { type: 'gateway_policy', id: tenantId },
         { fields: Object.keys(patch) },
       );

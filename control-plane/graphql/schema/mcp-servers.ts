@@ -1,41 +1,97 @@
 // MCP servers the tenant registers: where production calls are forwarded, over which transport,
 // and the mock result per tool that simulation mode answers with. Addressed by serverId (the
-// {serverId} of mcp://{serverId}), which is unique within the tenant.
+// {serverId} of mcp://{serverId}), which is unique within the tenant. Registering or changing a
+// server learns its tool definitions from the upstream's tools/list, waiting a bounded time
+// (control-plane/tools/refresher.ts); the record shows what was learnt and why a refresh failed.
 
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
+import {
+  readStoredAnnotations,
+  readStoredDigests,
+} from '../../../shared/tools/tool-definitions.js';
 import { registerMcpServer, removeMcpServer, updateMcpServer } from '../../services/mcp-servers.js';
 import { builder } from '../builder.js';
-import { graphQLError, notFound } from '../errors.js';
+import { jsonObjectRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
 const TRANSPORTS = { STREAMABLE_HTTP: 'streamable-http' } as const;
 
 const McpTransport = builder.enumType('McpTransport', {
-  values: { STREAMABLE_HTTP: { value: TRANSPORTS.STREAMABLE_HTTP } } as const,
+  description: 'How the gateway talks to an MCP server.',
+  values: {
+    STREAMABLE_HTTP: {
+      value: TRANSPORTS.STREAMABLE_HTTP,
+      description:
+        "MCP's Streamable HTTP transport: JSON-RPC over HTTP POST, answers as JSON or SSE.",
+    },
+  } as const,
 });
 
+const SERVER_ID_DESCRIPTION =
+  'The {serverId} of mcp://{serverId}: 1-128 letters, digits, `.`, `_` or `-`, ' +
+  'starting with a letter or digit; unique in the tenant.';
+const URL_DESCRIPTION = 'Absolute http(s) URL production calls are forwarded to.';
+const MOCK_RESULTS_DESCRIPTION =
+  'A JSON object: tool name -> the JSON-RPC result simulation mode answers with.';
+
 builder.prismaObject('McpServer', {
+  description: 'An MCP server of the tenant: where production calls to mcp://{serverId} go.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    serverId: t.exposeString('serverId'),
-    url: t.exposeString('url'),
+    id: t.exposeID('id', { description: 'Stable id (UUID) of the registration.' }),
+    serverId: t.exposeString('serverId', { description: SERVER_ID_DESCRIPTION }),
+    url: t.exposeString('url', { description: URL_DESCRIPTION }),
     transport: t.field({
       type: McpTransport,
+      description: 'How the gateway talks to it.',
       resolve: (server) => server.transport as (typeof TRANSPORTS)[keyof typeof TRANSPORTS],
     }),
     mockResults: t.expose('mockResults', {
       type: 'JSON',
       description: 'Tool name -> JSON-RPC result returned in simulation mode.',
     }),
-    toolAnnotations: t.expose('toolAnnotations', { type: 'JSON' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    toolAnnotations: t.field({
+      type: 'JSON',
+      description:
+        "Tool name -> the MCP annotations the server's tools/list declares (destructiveHint, " +
+        'readOnlyHint, idempotentHint, openWorldHint, title). The destructive detector reads ' +
+        'them; kept when a refresh fails.',
+      resolve: (server) => readStoredAnnotations(server.toolAnnotations),
+    }),
+    toolDigests: t.field({
+      type: 'JSON',
+      description:
+        'Tool name -> `sha256:<hex>`, the SHA-256 of the canonical JSON of the whole tool ' +
+        'definition (description, schemas, annotations) as last listed.',
+      resolve: (server) => readStoredDigests(server.toolAnnotations),
+    }),
+    toolsRefreshedAt: t.expose('toolsRefreshedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        "When the server's tools/list was last learnt in full; null before the first time.",
+    }),
+    toolsRefreshError: t.exposeString('toolsRefreshError', {
+      nullable: true,
+      description:
+        'Why the latest refresh of the tool definitions failed (registry code and message); ' +
+        'null once a refresh succeeds. The definitions learnt before stay in force.',
+    }),
+    toolsRefreshFailedAt: t.expose('toolsRefreshFailedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the latest refresh failed; null once a refresh succeeds.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was registered.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
   }),
 });
 
 builder.queryField('mcpServers', (t) =>
   t.prismaField({
     type: ['McpServer'],
+    description: "MCP servers of the caller's tenant, by serverId.",
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     resolve: (query, _root, _args, context) =>
       context.db.prisma.mcpServer.findMany({
@@ -46,20 +102,25 @@ builder.queryField('mcpServers', (t) =>
   }),
 );
 
+/** The validated map (jsonObjectRule ran on the input), typed as what it is. */
 function mockResultsOf(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw graphQLError('REQUEST_INVALID', 'mockResults must be an object of tool name -> result');
-  }
-  return value as Record<string, unknown>;
+  return (value ?? undefined) as Record<string, unknown> | undefined;
 }
 
 const RegisterMcpServerInput = builder.inputType('RegisterMcpServerInput', {
+  description: 'An MCP server to register, or to replace when its serverId is registered.',
   fields: (t) => ({
-    serverId: t.string({ required: true }),
-    url: t.string({ required: true }),
-    transport: t.field({ type: McpTransport }),
-    mockResults: t.field({ type: 'JSON' }),
+    serverId: t.string({ required: true, description: SERVER_ID_DESCRIPTION }),
+    url: t.string({ required: true, description: URL_DESCRIPTION }),
+    transport: t.field({
+      type: McpTransport,
+      description: 'How to talk to it. Default: STREAMABLE_HTTP.',
+    }),
+    mockResults: t.field({
+      type: 'JSON',
+      description: `${MOCK_RESULTS_DESCRIPTION} Default: none.`,
+      validate: jsonObjectRule,
+    }),
   }),
 });
 
@@ -77,8 +138,16 @@ async function findServer(
 builder.mutationField('registerMcpServer', (t) =>
   t.prismaField({
     type: 'McpServer',
+    description:
+      'Registers an MCP server of the tenant (replacing one with the same serverId). Agents ' +
+      'reach it once the gateway policy trusts its serverId. Waits a bounded time (2 s by ' +
+      "default) for the server's " +
+      'tools/list and answers either way: a slow or unreachable server is learnt in the ' +
+      'background (toolsRefreshedAt, toolsRefreshError).',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
-    args: { input: t.arg({ type: RegisterMcpServerInput, required: true }) },
+    args: {
+      input: t.arg({ type: RegisterMcpServerInput, required: true, description: 'The server.' }),
+    },
     resolve: async (query, _root, { input }, context) => {
       const mockResults = mockResultsOf(input.mockResults);
       const { id } = await registerMcpServer(context.db, {
@@ -89,31 +158,40 @@ builder.mutationField('registerMcpServer', (t) =>
       });
       await auditOperatorAction(
         context,
-        'mcp_server.registered',
+        AUDIT_ACTIONS.MCP_SERVER_REGISTERED,
         { type: 'mcp_server', id },
         { serverId: input.serverId, url: input.url },
       );
       await publishChange(context);
+      await context.tools.refreshAfterChange(context.caller.tenantId, input.serverId);
       return findServer(context, query, input.serverId);
     },
   }),
 );
 
 const UpdateMcpServerInput = builder.inputType('UpdateMcpServerInput', {
+  description: 'Fields to change; omitted fields keep their value.',
   fields: (t) => ({
-    url: t.string(),
-    transport: t.field({ type: McpTransport }),
-    mockResults: t.field({ type: 'JSON', description: 'Replaces the whole map.' }),
+    url: t.string({ description: URL_DESCRIPTION }),
+    transport: t.field({ type: McpTransport, description: 'How to talk to it.' }),
+    mockResults: t.field({
+      type: 'JSON',
+      description: `${MOCK_RESULTS_DESCRIPTION} Replaces the whole map.`,
+      validate: jsonObjectRule,
+    }),
   }),
 });
 
 builder.mutationField('updateMcpServer', (t) =>
   t.prismaField({
     type: 'McpServer',
+    description:
+      'Changes an MCP server of the tenant; NOT_FOUND when it has none with this id. Learns its ' +
+      'tool definitions again, waiting as registerMcpServer does.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     args: {
-      serverId: t.arg.string({ required: true }),
-      input: t.arg({ type: UpdateMcpServerInput, required: true }),
+      serverId: t.arg.string({ required: true, description: 'The McpServer.serverId.' }),
+      input: t.arg({ type: UpdateMcpServerInput, required: true, description: 'What to change.' }),
     },
     resolve: async (query, _root, { serverId, input }, context) => {
       const mockResults = mockResultsOf(input.mockResults);
@@ -122,14 +200,17 @@ builder.mutationField('updateMcpServer', (t) =>
         ...(input.transport ? { transport: input.transport } : {}),
         ...(mockResults ? { mockResults } : {}),
       });
-      if (!updated) throw notFound('MCP server');
+      if (!updated) {
+        throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
+      }
       await auditOperatorAction(
         context,
-        'mcp_server.updated',
+        AUDIT_ACTIONS.MCP_SERVER_UPDATED,
         { type: 'mcp_server', id: serverId },
         { serverId, fields: Object.keys(input).filter((key) => input[key as 'url'] != null) },
       );
       await publishChange(context);
+      await context.tools.refreshAfterChange(context.caller.tenantId, serverId);
       return findServer(context, query, serverId);
     },
   }),
@@ -137,15 +218,18 @@ builder.mutationField('updateMcpServer', (t) =>
 
 builder.mutationField('removeMcpServer', (t) =>
   t.boolean({
+    description:
+      'Removes an MCP server of the tenant; answers true, or NOT_FOUND when it has none with ' +
+      'this id. Calls to it are denied from the next inspect on.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
-    args: { serverId: t.arg.string({ required: true }) },
+    args: { serverId: t.arg.string({ required: true, description: 'The McpServer.serverId.' }) },
     resolve: async (_root, { serverId }, context) => {
       if (!(await removeMcpServer(context.db, context.caller.tenantId, serverId))) {
-        throw notFound('MCP server');
+        throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
       }
       await auditOperatorAction(
         context,
-        'mcp_server.removed',
+        AUDIT_ACTIONS.MCP_SERVER_REMOVED,
         { type: 'mcp_server', id: serverId },
         { serverId },
       );

@@ -3,38 +3,58 @@
 // changes (same content again is a no-op, other content is refused). An invalid document is
 // answered as NplDocumentError with every issue the engine found, with paths and positions.
 
+import { z } from 'zod';
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { NplError, parsePolicyUri } from '../../../shared/npl/index.js';
+import { NplError, type NplIssue, parsePolicyUri } from '../../../shared/npl/index.js';
 import { pinPolicy, publishPolicyVersion, unpinPolicy } from '../../services/npl-policies.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
-import { graphQLError, notFound } from '../errors.js';
+import { jsonObjectRule, policyUriRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
+import { NplIssueRef } from './errors.js';
 
 builder.prismaObject('NplPolicyVersion', {
+  description:
+    'A published, immutable version of an NPL policy of the tenant: its rules decide what ' +
+    'agents may do once it is pinned.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', { description: 'Stable id (UUID) of this version.' }),
     uri: t.string({
-      description: 'svc://name@version',
+      description: 'Its address, svc://name@version: what pins and audit entries name.',
       select: { name: true, version: true },
       resolve: (policy) => `svc://${policy.name}@${policy.version}`,
     }),
-    name: t.exposeString('name'),
-    version: t.exposeString('version'),
-    description: t.exposeString('description', { nullable: true }),
+    name: t.exposeString('name', { description: "The policy's name (policyName)." }),
+    version: t.exposeString('version', { description: 'Its semantic version, e.g. 1.0.0.' }),
+    description: t.exposeString('description', {
+      nullable: true,
+      description: "The document's own description, or null.",
+    }),
     contentHash: t.exposeString('contentHash', {
       description: 'SHA-256 hex of the canonical JSON of the document.',
     }),
-    document: t.expose('document', { type: 'JSON' }),
+    document: t.expose('document', {
+      type: 'JSON',
+      description: 'The parsed document in canonical form (what the engine evaluates).',
+    }),
     source: t.exposeString('source', { description: 'The text it was published from.' }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime' }),
-    publishedBy: t.exposeString('publishedBy', { nullable: true }),
+    publishedAt: t.expose('publishedAt', {
+      type: 'DateTime',
+      description: 'When it was published.',
+    }),
+    publishedBy: t.exposeString('publishedBy', {
+      nullable: true,
+      description: 'Who published it, as api_key:{id}; null when unknown.',
+    }),
   }),
 });
 
 builder.queryField('nplPolicyVersions', (t) =>
   t.prismaField({
     type: ['NplPolicyVersion'],
+    description: "Published NPL policy versions of the caller's tenant, by name then age.",
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     args: { name: t.arg.string({ description: 'Only versions of this policy.' }) },
     resolve: (query, _root, args, context) =>
@@ -50,10 +70,17 @@ builder.queryField('nplPolicyVersion', (t) =>
   t.prismaField({
     type: 'NplPolicyVersion',
     nullable: true,
+    description: 'One published version of the tenant; null when there is none at this URI.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
-    args: { uri: t.arg.string({ required: true, description: 'svc://name@version' }) },
+    args: {
+      uri: t.arg.string({
+        required: true,
+        description: 'The version, as svc://name@version.',
+        validate: policyUriRule,
+      }),
+    },
     resolve: (query, _root, args, context) => {
-      const ref = parseUriArgument(args.uri);
+      const ref = parsePolicyUri(args.uri);
       return context.db.prisma.nplPolicyVersion.findUnique({
         ...query,
         where: {
@@ -68,32 +95,53 @@ builder.queryField('nplPolicyVersion', (t) =>
   }),
 );
 
-function parseUriArgument(uri: string) {
-  try {
-    return parsePolicyUri(uri);
-  } catch (error) {
-    throw graphQLError('REQUEST_INVALID', (error as Error).message);
-  }
-}
-
 const PublishNplPolicyInput = builder.inputType('PublishNplPolicyInput', {
   description: 'Exactly one of `source` (YAML or JSON text) and `document` (a JSON object).',
   fields: (t) => ({
-    source: t.string(),
-    document: t.field({ type: 'JSON' }),
+    source: t.string({ description: 'The policy as YAML or JSON text.' }),
+    document: t.field({
+      type: 'JSON',
+      description: 'The policy as a JSON object.',
+      validate: jsonObjectRule,
+    }),
   }),
+  // Loose: the validated input replaces the input, so both fields must pass through unchanged.
+  validate: z
+    .looseObject({ source: z.string().nullish(), document: z.unknown() })
+    .refine((input) => (typeof input.source === 'string') !== (input.document != null), {
+      message: 'give exactly one of source and document',
+    }),
 });
 
+interface PublishNplPolicyOutcome {
+  readonly tenantId: string;
+  readonly uri: string;
+  readonly created: boolean;
+  readonly warnings: readonly NplIssue[];
+}
+
 const PublishNplPolicyPayload = builder
-  .objectRef<{ tenantId: string; uri: string; created: boolean }>('PublishNplPolicyPayload')
+  .objectRef<PublishNplPolicyOutcome>('PublishNplPolicyPayload')
   .implement({
+    description: 'The outcome of a publish.',
     fields: (t) => ({
-      uri: t.exposeString('uri'),
+      uri: t.exposeString('uri', { description: 'The version, as svc://name@version.' }),
       created: t.exposeBoolean('created', {
-        description: 'false when this exact content was already published under this version.',
+        description:
+          'True for a new version; false when this exact content was already published ' +
+          'under this version (nothing changed).',
+      }),
+      warnings: t.field({
+        type: [NplIssueRef],
+        description:
+          'Findings that did not prevent publishing, with rule index and position, e.g. ' +
+          'always_false: an ordering against a non-numeric string, which never matches ' +
+          '(docs/npl.md, "Warnings"). Empty when there are none.',
+        resolve: (payload) => [...payload.warnings],
       }),
       policyVersion: t.prismaField({
         type: 'NplPolicyVersion',
+        description: 'The published version.',
         resolve: (query, payload, _args, context) => {
           const ref = parsePolicyUri(payload.uri);
           return context.db.prisma.nplPolicyVersion.findUniqueOrThrow({
@@ -114,18 +162,22 @@ const PublishNplPolicyPayload = builder
 builder.mutationField('publishNplPolicy', (t) =>
   t.field({
     type: PublishNplPolicyPayload,
+    description:
+      'Publishes a version of an NPL policy in the tenant. An invalid document is answered as ' +
+      'NplDocumentError with every issue; other content under a published name@version is ' +
+      'REQUEST_INVALID (a version never changes). Pin it to enforce it.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
-    errors: { types: [NplError] },
-    args: { input: t.arg({ type: PublishNplPolicyInput, required: true }) },
+    errors: {
+      types: [NplError],
+      union: { description: 'The published version, or the problems of the document.' },
+      result: { description: 'The document is valid and its version is published.' },
+      dataField: { description: 'What was published.' },
+    },
+    args: {
+      input: t.arg({ type: PublishNplPolicyInput, required: true, description: 'The policy.' }),
+    },
     resolve: async (_root, { input }, context) => {
       const hasSource = typeof input.source === 'string';
-      const hasDocument = input.document !== undefined && input.document !== null;
-      if (hasSource === hasDocument) {
-        throw graphQLError('REQUEST_INVALID', 'give exactly one of source and document');
-      }
-      if (hasDocument && (typeof input.document !== 'object' || Array.isArray(input.document))) {
-        throw graphQLError('REQUEST_INVALID', 'document must be a JSON object');
-      }
       const tenantId = context.caller.tenantId;
       const result = await publishPolicyVersion(context.db, {
         tenantId,
@@ -135,13 +187,13 @@ builder.mutationField('publishNplPolicy', (t) =>
       if (result.created) {
         await auditOperatorAction(
           context,
-          'npl_policy.published',
+          AUDIT_ACTIONS.NPL_POLICY_PUBLISHED,
           { type: 'npl_policy', id: result.uri },
           { contentHash: result.contentHash },
         );
       }
       await publishChange(context);
-      return { tenantId, uri: result.uri, created: result.created };
+      return { tenantId, uri: result.uri, created: result.created, warnings: result.warnings };
     },
   }),
 );
@@ -156,23 +208,34 @@ for (const [field, pin] of [
         ? "Adds a published (or bundled) version to the tenant's pinned policies; returns the pins."
         : "Removes a version from the tenant's pinned policies; returns the pins.",
       authScopes: { scope: SCOPES.POLICIES_MANAGE },
-      args: { uri: t.arg.string({ required: true }) },
+      args: {
+        uri: t.arg.string({
+          required: true,
+          description: 'The version, as svc://name@version.',
+          validate: policyUriRule,
+        }),
+      },
       resolve: async (_root, { uri }, context) => {
-        parseUriArgument(uri);
         const change = pin ? pinPolicy : unpinPolicy;
         let pins: string[];
         try {
           pins = await change(context.db, context.caller.tenantId, uri, actorOf(context.caller));
         } catch (error) {
           if ((error as { code?: string }).code === 'NOT_FOUND') {
-            throw notFound(pin ? `published policy ${uri}` : `pin ${uri}`);
+            throw gatewayError('NOT_FOUND', {
+              resource: pin ? `published or bundled policy ${uri}` : `pin ${uri}`,
+            });
           }
           throw error;
         }
-        await auditOperatorAction(context, pin ? 'npl_policy.pinned' : 'npl_policy.unpinned', {
-          type: 'npl_policy',
-          id: uri,
-        });
+        await auditOperatorAction(
+          context,
+          pin ? AUDIT_ACTIONS.NPL_POLICY_PINNED : AUDIT_ACTIONS.NPL_POLICY_UNPINNED,
+          {
+            type: 'npl_policy',
+            id: uri,
+          },
+        );
         await publishChange(context);
         return pins;
       },

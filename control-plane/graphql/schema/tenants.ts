@@ -1,33 +1,48 @@
 // Tenants: the caller's own (`me`), and for gateway administrators (tenants:admin) the list of
 // every tenant and the creation of new ones with their first API key.
 
-import { ALL_SCOPES, isScope, SCOPES } from '../../../shared/identity/scopes.js';
+import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { ALL_SCOPES, SCOPES } from '../../../shared/identity/scopes.js';
 import { createApiKey, createTenant } from '../../services/tenants.js';
 import { builder } from '../builder.js';
 import type { Caller } from '../context.js';
-import { graphQLError } from '../errors.js';
+import { scopeListRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
 export const TenantRef = builder.prismaObject('Tenant', {
+  description:
+    'An isolated customer of the gateway: its own keys, agents, policies and audit trail.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    displayName: t.exposeString('displayName', { nullable: true }),
+    id: t.exposeID('id', { description: 'Stable id (UUID).' }),
+    name: t.exposeString('name', {
+      description: 'Unique name: 1-63 lower-case letters, digits or dashes.',
+    }),
+    displayName: t.exposeString('displayName', {
+      nullable: true,
+      description: 'Name for people, or null.',
+    }),
     configVersion: t.exposeInt('configVersion', {
       description: 'Bumped on every configuration change; data planes apply snapshots by it.',
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description: 'When its record (name, configVersion) last changed.',
+    }),
   }),
 });
 
 const ViewerRef = builder.objectRef<Caller>('Viewer').implement({
   description: 'The caller: the API key of this request and its tenant.',
   fields: (t) => ({
-    apiKeyId: t.exposeID('keyId'),
-    scopes: t.stringList({ resolve: (caller) => [...caller.scopes].sort() }),
+    apiKeyId: t.exposeID('keyId', { description: 'The ApiKey.id of the key of this request.' }),
+    scopes: t.stringList({
+      description: 'Scopes of that key, sorted.',
+      resolve: (caller) => [...caller.scopes].sort(),
+    }),
     tenant: t.prismaField({
       type: 'Tenant',
+      description: 'The tenant the key belongs to: every operation acts inside it.',
       resolve: (query, caller, _args, context) =>
         context.db.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: caller.tenantId } }),
     }),
@@ -45,6 +60,7 @@ builder.queryField('me', (t) =>
 builder.queryField('tenants', (t) =>
   t.prismaField({
     type: ['Tenant'],
+    description: 'Every tenant of the gateway, by name (gateway administrators).',
     authScopes: { scope: SCOPES.TENANTS_ADMIN },
     resolve: (query, _root, _args, context) =>
       context.db.prisma.tenant.findMany({ ...query, orderBy: { name: 'asc' } }),
@@ -52,12 +68,17 @@ builder.queryField('tenants', (t) =>
 );
 
 const CreateTenantInput = builder.inputType('CreateTenantInput', {
+  description: 'A new tenant; it starts closed (no trusted server) until configured.',
   fields: (t) => ({
-    name: t.string({ required: true, description: '1-63 lower-case letters, digits or dashes.' }),
-    displayName: t.string(),
+    name: t.string({
+      required: true,
+      description: 'Unique name: 1-63 lower-case letters, digits or dashes.',
+    }),
+    displayName: t.string({ description: 'Name for people.' }),
     initialKeyScopes: t.stringList({
       description:
         'Scopes of the API key created with the tenant (default: every scope but tenants:admin).',
+      validate: scopeListRule,
     }),
   }),
 });
@@ -65,13 +86,15 @@ const CreateTenantInput = builder.inputType('CreateTenantInput', {
 const CreateTenantPayload = builder
   .objectRef<{ tenantId: string; apiKeyId: string; secret: string }>('CreateTenantPayload')
   .implement({
+    description: 'The created tenant and its first API key.',
     fields: (t) => ({
       tenant: t.prismaField({
         type: 'Tenant',
+        description: 'The created tenant.',
         resolve: (query, payload, _args, context) =>
           context.db.prisma.tenant.findUniqueOrThrow({ ...query, where: { id: payload.tenantId } }),
       }),
-      apiKeyId: t.exposeID('apiKeyId'),
+      apiKeyId: t.exposeID('apiKeyId', { description: 'The ApiKey.id of its first key.' }),
       secret: t.exposeString('secret', {
         description: "The new tenant's first API key: shown once, never stored in clear.",
       }),
@@ -81,15 +104,16 @@ const CreateTenantPayload = builder
 builder.mutationField('createTenant', (t) =>
   t.field({
     type: CreateTenantPayload,
+    description:
+      'Creates a tenant with its first API key (gateway administrators); the secret is shown ' +
+      'once. Audited in the new tenant.',
     authScopes: { scope: SCOPES.TENANTS_ADMIN },
-    args: { input: t.arg({ type: CreateTenantInput, required: true }) },
+    args: {
+      input: t.arg({ type: CreateTenantInput, required: true, description: 'The tenant.' }),
+    },
     resolve: async (_root, { input }, context) => {
       const scopes =
         input.initialKeyScopes ?? ALL_SCOPES.filter((scope) => scope !== SCOPES.TENANTS_ADMIN);
-      const unknown = scopes.filter((scope) => !isScope(scope));
-      if (unknown.length > 0 || scopes.length === 0) {
-        throw graphQLError('REQUEST_INVALID', `unknown or missing scopes: ${unknown.join(', ')}`);
-      }
       const tenant = await createTenant(context.db, {
         name: input.name,
         ...(input.displayName ? { displayName: input.displayName } : {}),
@@ -102,7 +126,7 @@ builder.mutationField('createTenant', (t) =>
       });
       await auditOperatorAction(
         context,
-        'tenant.created',
+        AUDIT_ACTIONS.TENANT_CREATED,
         { type: 'tenant', id: tenant.id },
         { name: tenant.name, byTenant: context.caller.tenantId, initialKeyId: key.id },
         tenant.id,

@@ -2,14 +2,15 @@
 // unauthenticated, rate-limited per client IP, size-bounded, pure evaluation of NPL documents
 // and bundled pins. Encapsulated: the rate limiter, the JSON-only body parsing and the custom
 // body validator apply to this route alone. Cheap checks run in the order of their cost: rate
-// limit (onRequest, before the body is read), body size, JSON parsing, envelope and limits, and
-// only then policy parsing and evaluation.
+// limit (onRequest, before the body is read), body size, JSON parsing, the body's limits and
+// schema (batch-body.ts), and only then policy parsing and evaluation.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../../shared/errors/index.js';
-import { type ComplianceBatch, checkBatchEnvelope } from './envelope.js';
+import { GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { batchResponseSchemas } from './batch-answer.js';
+import { type ComplianceBatch, createBatchBodyCheck, createBatchBodySchema } from './batch-body.js';
 import { type ComplianceLimits, DEFAULT_COMPLIANCE_LIMITS } from './limits.js';
-import { batchErrorResponses, batchRequestSchema, batchResponseSchema } from './schemas.js';
+import { toRouteSchema } from './route-schema.js';
 import { createBatchValidator } from './validate-batch.js';
 
 export const COMPLIANCE_BATCH_PATH = '/api/v1/public/compliance/validate/batch';
@@ -49,6 +50,7 @@ export async function compliancePlugin(
   });
   const max = options.rateLimit?.max ?? DEFAULT_RATE_LIMIT.max;
   const timeWindowMs = options.rateLimit?.timeWindowMs ?? DEFAULT_RATE_LIMIT.timeWindowMs;
+  const checkBody = createBatchBodyCheck(limits);
   const validateBatch = createBatchValidator(limits);
 
   // JSON only: Fastify's text/plain parser would hand the envelope check a string.
@@ -57,9 +59,9 @@ export async function compliancePlugin(
     global: false,
     keyGenerator: rateLimitKey,
     errorResponseBuilder: (_request, context) =>
-      new GatewayError(
+      gatewayError(
         'RATE_LIMITED',
-        `at most ${context.max} requests per ${formatWindow(timeWindowMs)} per client; retry in ${context.after}`,
+        { max: context.max, window: formatWindow(timeWindowMs), retryAfter: context.after },
         { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } },
       ),
   });
@@ -70,14 +72,17 @@ export async function compliancePlugin(
       bodyLimit: limits.maxBodyBytes,
       config: { rateLimit: { max, timeWindow: timeWindowMs } },
       schema: {
-        body: batchRequestSchema(limits),
-        response: { 200: batchResponseSchema, ...batchErrorResponses },
+        operationId: 'validateComplianceBatch',
+        summary: 'Validate NPL documents and evaluate tool calls against them (no tenant data).',
+        body: toRouteSchema(createBatchBodySchema(limits), 'input'),
+        response: batchResponseSchemas,
       },
-      // The body schema documents the contract; checkBatchEnvelope enforces it without type
-      // coercion and with the limits first, and replaces the body by its normalized form.
+      // The body's JSON Schema documents the contract; checkBody enforces the same zod schema,
+      // with the limits first and without type coercion, and replaces the body by its
+      // normalized form.
       validatorCompiler: () => (data: unknown) => {
-        const checked = checkBatchEnvelope(data, limits);
-        return checked.ok ? { value: checked.batch } : { error: checked.error };
+        const checked = checkBody(data);
+        return checked instanceof GatewayError ? { error: checked } : { value: checked };
       },
     },
     async (request) => {

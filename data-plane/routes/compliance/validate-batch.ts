@@ -3,15 +3,16 @@
 // against the budget, then evaluate every tool call. No I/O, no clock, no tenant data: the same
 // batch always gives the same answer. An invalid item never fails the batch; only exceeding the
 // work budget does (413 COMPLIANCE_BATCH_LIMIT_EXCEEDED), before any call is evaluated.
-import { GatewayError } from '../../../shared/errors/index.js';
+import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import {
   BUNDLED_POLICIES,
+  buildFailClosedPolicy,
   type CompiledPolicy,
   compilePolicy,
   evaluatePolicy,
-  failClosedPolicy,
   formatIssuePath,
   InMemoryNplRegistry,
+  type NplContext,
   type NplError,
   type NplErrorCode,
   type NplIssue,
@@ -19,56 +20,10 @@ import {
   safeParsePolicy,
 } from '../../../shared/npl/index.js';
 import { estimateTextNesting } from '../../../shared/npl/text-nesting.js';
-import { type BatchItem, type ComplianceBatch, toolCallContext } from './envelope.js';
+import type { BatchResult, ItemDecision, ItemError, ItemResult } from './batch-answer.js';
+import type { BatchItem, BatchToolCall, ComplianceBatch } from './batch-body.js';
 import type { ComplianceLimits } from './limits.js';
-import { callWork, type PolicyCost, policyCost } from './work.js';
-
-export interface ItemError {
-  readonly code: string;
-  readonly message: string;
-  /** JSON path inside the policy document (`rules[1].condition`), `$` for the whole document. */
-  readonly path: string;
-  readonly hint?: string;
-  readonly ruleIndex?: number;
-  /** 1-based line and column inside the condition text (condition errors). */
-  readonly line?: number;
-  readonly column?: number;
-  /** The condition line with a caret under the column. */
-  readonly excerpt?: string;
-  /** 1-based line and column in the policy text (when the policy was sent as text). */
-  readonly source?: { readonly line: number; readonly column: number };
-}
-
-export interface ItemDecision {
-  readonly tool: string;
-  readonly action: string;
-  readonly ruleId: string;
-  readonly matched: boolean;
-  readonly reason: string;
-  readonly alertSeverity: string;
-}
-
-export interface ItemResult {
-  readonly index: number;
-  readonly id?: string;
-  readonly valid: boolean;
-  /** The NPL error code when the item is not valid. */
-  readonly error?: NplErrorCode;
-  readonly policyName?: string;
-  readonly policyVersion?: string;
-  readonly policyUri?: string;
-  readonly contentHash?: string;
-  readonly errors: readonly ItemError[];
-  readonly decisions: readonly ItemDecision[];
-}
-
-export interface BatchResult {
-  readonly valid: boolean;
-  readonly items: readonly ItemResult[];
-  /** Evaluation work units this batch cost (see work.ts). */
-  readonly work: number;
-  readonly limits: ComplianceLimits;
-}
+import { estimateCallWork, estimatePolicyCost, type PolicyCost } from './work.js';
 
 interface Resolved {
   readonly item: BatchItem;
@@ -77,6 +32,7 @@ interface Resolved {
   readonly cost: PolicyCost;
   readonly error?: NplErrorCode;
   readonly issues: readonly NplIssue[];
+  readonly warnings: readonly NplIssue[];
 }
 
 const FREE: PolicyCost = { perCall: 0, perByte: 0 };
@@ -95,6 +51,15 @@ function toItemError(issue: NplIssue): ItemError {
   };
 }
 
+/** The NPL evaluation context of one tool call. */
+function toolCallContext(call: BatchToolCall): NplContext {
+  const ctx: Record<string, unknown> = { ...call.context };
+  ctx.tool = { name: call.tool, args: call.args };
+  ctx.args = call.args;
+  if (call.agentRole !== undefined) ctx.agentRole = call.agentRole;
+  return ctx as NplContext;
+}
+
 export type BatchValidator = (batch: ComplianceBatch) => BatchResult | GatewayError;
 
 /** Builds the validator once: the bundled policies are parsed and compiled here, not per request. */
@@ -104,24 +69,25 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
   for (const source of BUNDLED_POLICIES) {
     const policy = parsePolicy(source);
     const compiled = compilePolicy(policy);
-    bundled.set(compiled.uri, { compiled, cost: policyCost(policy) });
+    bundled.set(compiled.uri, { compiled, cost: estimatePolicyCost(policy) });
   }
 
   function resolvePin(item: BatchItem, uri: string): Resolved {
     try {
       const entry = registry.resolveNow(uri);
       const found = bundled.get(entry.uri);
-      if (found) return { item, ...found, issues: [] };
+      if (found) return { item, ...found, issues: [], warnings: [] };
       throw new Error(`bundled policy ${entry.uri} was not compiled`);
     } catch (error) {
       const nplError = error as NplError;
       // Fail closed, as enforcement does for a pin it cannot resolve.
       return {
         item,
-        compiled: failClosedPolicy(uri, `${nplError.code}: ${nplError.message}`),
+        compiled: buildFailClosedPolicy(uri, `${nplError.code}: ${nplError.message}`),
         cost: FREE,
         error: nplError.code,
         issues: nplError.issues,
+        warnings: [],
       };
     }
   }
@@ -132,7 +98,14 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
       if (nesting > limits.maxPolicyTextNesting) {
         const message = `the policy text nests deeper than ${limits.maxPolicyTextNesting} levels (flow brackets, indentation and block indicators)`;
         const issue: NplIssue = { code: 'limit_exceeded', message, path: [] };
-        return { item, compiled: null, cost: FREE, error: 'NPL_INVALID_DOCUMENT', issues: [issue] };
+        return {
+          item,
+          compiled: null,
+          cost: FREE,
+          error: 'NPL_INVALID_DOCUMENT',
+          issues: [issue],
+          warnings: [],
+        };
       }
     }
     const parsed = safeParsePolicy(source);
@@ -143,13 +116,15 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
         cost: FREE,
         error: parsed.error.code,
         issues: parsed.error.issues,
+        warnings: parsed.warnings,
       };
     }
     return {
       item,
       compiled: compilePolicy(parsed.policy),
-      cost: policyCost(parsed.policy),
+      cost: estimatePolicyCost(parsed.policy),
       issues: [],
+      warnings: parsed.warnings,
     };
   }
 
@@ -164,14 +139,15 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
     for (const r of resolved) {
       if (r.compiled === null || r.cost === FREE) continue;
       for (const call of r.item.toolCalls) {
-        work += callWork(r.cost, JSON.stringify(call).length);
+        work += estimateCallWork(r.cost, JSON.stringify(call).length);
       }
     }
     if (work > limits.maxWork) {
-      return new GatewayError(
+      const limit = 'maxWork';
+      return gatewayError(
         'COMPLIANCE_BATCH_LIMIT_EXCEEDED',
-        `evaluation work: ${work} exceeds the limit of ${limits.maxWork} (maxWork); send fewer tool calls per large policy`,
-        { details: { limit: 'maxWork', max: limits.maxWork, actual: work } },
+        { subject: 'evaluation work', actual: work, max: limits.maxWork, limit },
+        { details: { limit, max: limits.maxWork, actual: work } },
       );
     }
 
@@ -205,6 +181,7 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
         policyUri: policy ? compiled?.uri : item.policyUri,
         contentHash: policy ? compiled?.contentHash : undefined,
         errors: r.issues.map(toItemError),
+        warnings: r.warnings.map(toItemError),
         decisions,
       };
     });

@@ -46,7 +46,7 @@ function conditionRegexWeight(condition: string): number {
   return weight + Math.max(0, words - calls) * MAX_PATTERN_WEIGHT;
 }
 
-export function policyCost(policy: NplPolicy): PolicyCost {
+export function estimatePolicyCost(policy: NplPolicy): PolicyCost {
   let chars = 0;
   let regex = 0;
   for (const rule of policy.rules) {
@@ -56,6 +56,6 @@ export function policyCost(policy: NplPolicy): PolicyCost {
   return { perCall: Math.ceil(chars / 16), perByte: Math.ceil(chars / 64) + regex };
 }
 
-export function callWork(cost: PolicyCost, callBytes: number): number {
+export function estimateCallWork(cost: PolicyCost, callBytes: number): number {
   return cost.perCall + callBytes * cost.perByte;
 }

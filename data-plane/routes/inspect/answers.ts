@@ -47,7 +47,7 @@ export interface InspectAnswer {
 const JSONRPC_INVALID_REQUEST = -32600;
 const JSONRPC_BLOCKED = -32001;
 
-export function blockedRpcError(
+export function buildBlockedRpcError(
   id: string | number | null,
   code: ErrorCode,
   message: string,
@@ -63,12 +63,14 @@ export function blockedRpcError(
   };
 }
 
-export function denyAnswer(input: {
+export function buildDenyAnswer(input: {
   inspectionId: string;
   mode: ExecutionMode | null;
   rpcId: string | number | null;
   code: ErrorCode;
   message: string;
+  /** Instead of the registry's hint for the code (a malformed body's wrong field). */
+  hint?: string | undefined;
   auditId: string | undefined;
   signal?: DetectorSignal | undefined;
   decision?: NplDecision | undefined;
@@ -80,8 +82,8 @@ export function denyAnswer(input: {
     executionMode: input.mode,
     enforced: true,
     message: input.message,
-    hint: ERROR_CODES[input.code].hint,
-    response: blockedRpcError(input.rpcId, input.code, input.message),
+    hint: input.hint ?? ERROR_CODES[input.code].hint,
+    response: buildBlockedRpcError(input.rpcId, input.code, input.message),
   };
   if (input.auditId) answer.auditId = input.auditId;
   if (input.signal) answer.signal = input.signal;

@@ -5,9 +5,9 @@
 
 import type { ErrorCode } from '../../../shared/errors/index.js';
 import {
+  buildFailClosedPolicy,
   type CompiledPolicy,
   evaluatePolicies,
-  failClosedPolicy,
   NPL_RULE_IDS,
   type NplContext,
   type NplDecision,
@@ -80,7 +80,7 @@ export function runPipeline(
   // Step 5: NPL, the tenant's pins plus the one the request names; the most restrictive wins.
   const policies = effectivePolicies(tenant, request.policy);
   if (policies.length === 0) return ALLOW_WITHOUT_POLICY;
-  const decision = evaluatePolicies(policies, nplContext(tenant, agent, server, request));
+  const decision = evaluatePolicies(policies, buildNplContext(tenant, agent, server, request));
   switch (decision.action) {
     case 'BLOCK':
       return decision.ruleId === NPL_RULE_IDS.registryFailClosed
@@ -101,11 +101,11 @@ function effectivePolicies(
 ): readonly CompiledPolicy[] {
   if (requested === undefined) return tenant.pinnedPolicies;
   const pinned =
-    tenant.policiesByUri.get(requested) ?? failClosedPolicy(requested, 'not published');
+    tenant.policiesByUri.get(requested) ?? buildFailClosedPolicy(requested, 'not published');
   return tenant.pinnedPolicies.length === 0 ? [pinned] : [...tenant.pinnedPolicies, pinned];
 }
 
-export function nplContext(
+export function buildNplContext(
   tenant: CompiledTenant,
   agent: CompiledAgent,
   server: CompiledServer | undefined,

@@ -1,20 +1,46 @@
-// Validates an inspect body (spec §2.1) in one pass, without a schema library: every problem is
-// the same answer (400 MCP_MALFORMED_RPC, spec §1.3 step 1), so we stop at the first one and say
-// which field. Also bounds the nesting of `request` so later steps (canonical JSON for approval
-// digests, detectors, NPL paths) never meet a structure deep enough to hurt them.
+// Validates an inspect body (spec §2.1) against its schema (body-schema.ts), then checks what the
+// schema does not say. Every problem is the same answer (400 MCP_MALFORMED_RPC, spec §1.3 step
+// 1), so only the first one is reported, naming its field. Also bounds the nesting of `request`
+// so later steps (canonical JSON for approval digests, detectors, NPL paths) never meet a
+// structure deep enough to hurt them.
+//
+// Why a hand-written fast path in front of the schema: this runs on every inspect call. On a
+// typical 276-byte tools/call body (200 000 parses, median of 5 runs, Node 20, 2 shared vCPUs),
+// the previous hand-written checks took 0.16 µs a parse and the zod schema's safeParse 0.75 µs
+// (4.7×; 2.2 µs against 0.4 µs in a busier run), mostly its per-string length checks and the
+// copy of `params`. With isPlainlyValid first, a valid body costs 0.19 µs. The fast path only
+// ever says yes to a body the schema accepts unchanged; everything else goes to the schema,
+// which decides and words the answer.
+import { z } from 'zod';
+import {
+  type AgentId,
+  type ApprovalId,
+  asAgentId,
+  asApprovalId,
+  asServerId,
+  type ServerId,
+} from '../../../shared/ids.js';
+import { POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../../shared/snapshot/index.js';
+import {
+  INSPECT_FIELD_HINTS,
+  type InspectBody,
+  inspectBodySchema,
+  jsonRpcCallSchema,
+  MAX_ID_LENGTH,
+} from './body-schema.js';
 
 export interface InspectRequest {
-  readonly agentId: string;
+  readonly agentId: AgentId;
   readonly executionId: string;
-  readonly serverId: string;
+  readonly serverId: ServerId;
   readonly toolName: string;
   readonly mode: ExecutionMode;
   readonly rpc: JsonRpcCall;
   /** `svc://name@semver` the caller asks to be evaluated too. */
   readonly policy: string | undefined;
   /** Resubmission of a held call. */
-  readonly approvalId: string | undefined;
+  readonly approvalId: ApprovalId | undefined;
 }
 
 export interface JsonRpcCall {
@@ -28,94 +54,138 @@ export interface JsonRpcCall {
 
 export type ParseResult =
   | { readonly ok: true; readonly value: InspectRequest }
-  | { readonly ok: false; readonly message: string; readonly rpcId: string | number | null };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly rpcId: string | number | null;
+      /** What to send instead, for the field that is wrong; undefined for the registry's hint. */
+      readonly hint: string | undefined;
+    };
 
-const MAX_ID_LENGTH = 256;
 const MAX_DEPTH = 64;
 const MAX_NODES = 100_000;
-const MODES: ReadonlySet<string> = new Set(EXECUTION_MODES);
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
+const MODES: ReadonlySet<string> = new Set(EXECUTION_MODES);
+const RPC_MEMBERS: ReadonlySet<string> = new Set(Object.keys(jsonRpcCallSchema.shape));
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function identifier(value: unknown): value is string {
+/** The JSON-RPC id to echo in a refusal: only a valid one, else null. */
+function echoedRpcId(body: unknown): string | number | null {
+  const rpc = isRecord(body) ? body.request : undefined;
+  const id = isRecord(rpc) ? rpc.id : undefined;
+  if (typeof id === 'string' && id.length <= MAX_ID_LENGTH) return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return id;
+  return null;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.path.length === 0) return `body ${issue.message}`;
+  return `${z.core.toDotPath(issue.path)} ${issue.message}`;
+}
+
+/**
+ * The fast path: true only for a body the schema accepts as it is, checked by hand. Anything
+ * else, odd or wrong, goes to the schema, which has the last word and the wording. Never looser
+ * than inspectBodySchema: a body accepted here is one the schema accepts unchanged.
+ */
+function isPlainlyValid(body: unknown): body is InspectBody {
+  if (!isRecord(body)) return false;
+  const rpc = body.request;
+  if (
+    !isIdentifier(body.agent_id) ||
+    !isIdentifier(body.execution_id) ||
+    !isIdentifier(body.server_id) ||
+    !isIdentifier(body.tool_name) ||
+    typeof body.execution_mode !== 'string' ||
+    !MODES.has(body.execution_mode) ||
+    (body.policy !== undefined &&
+      (typeof body.policy !== 'string' || !POLICY_URI_PATTERN.test(body.policy))) ||
+    (body.approval_id !== undefined && !isIdentifier(body.approval_id)) ||
+    !isRecord(rpc) ||
+    rpc.jsonrpc !== '2.0' ||
+    echoedRpcId(body) === null ||
+    !isIdentifier(rpc.method) ||
+    (rpc.params !== undefined && !isRecord(rpc.params))
+  ) {
+    return false;
+  }
+  for (const key in rpc) if (!RPC_MEMBERS.has(key)) return false;
+  return true;
+}
+
+function isIdentifier(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH;
 }
 
 export function parseInspectRequest(body: unknown): ParseResult {
-  if (!isRecord(body)) return fail('body must be a JSON object', null);
-  const rpc = body.request;
-  const rpcId =
-    isRecord(rpc) && (typeof rpc.id === 'string' || typeof rpc.id === 'number') ? rpc.id : null;
-  if (!identifier(body.agent_id)) return fail('agent_id must be a non-empty string', rpcId);
-  if (!identifier(body.execution_id)) return fail('execution_id must be a non-empty string', rpcId);
-  if (!identifier(body.server_id)) return fail('server_id must be a non-empty string', rpcId);
-  if (!identifier(body.tool_name)) return fail('tool_name must be a non-empty string', rpcId);
-  if (typeof body.execution_mode !== 'string' || !MODES.has(body.execution_mode)) {
-    return fail('execution_mode must be one of production, simulation, shadow', rpcId);
+  const rpcId = echoedRpcId(body);
+  let call: InspectBody;
+  if (isPlainlyValid(body)) call = body;
+  else {
+    const parsed = inspectBodySchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return fail(describeIssue(issue), rpcId, INSPECT_FIELD_HINTS[String(issue.path[0])]);
+    }
+    call = parsed.data;
   }
-  if (body.policy !== undefined && typeof body.policy !== 'string') {
-    return fail('policy must be a svc://name@version string', rpcId);
-  }
-  if (body.approval_id !== undefined && !identifier(body.approval_id)) {
-    return fail('approval_id must be a non-empty string', rpcId);
-  }
-  if (!isRecord(rpc)) return fail('request must be a JSON-RPC 2.0 object', null);
-  if (rpc.jsonrpc !== '2.0') return fail('request.jsonrpc must be "2.0"', rpcId);
-  if (rpcId === null || (typeof rpcId === 'number' && !Number.isFinite(rpcId))) {
-    return fail('request.id must be a string or a number', null);
-  }
-  if (typeof rpcId === 'string' && rpcId.length > MAX_ID_LENGTH) {
-    return fail('request.id is too long', null);
-  }
-  if (!identifier(rpc.method)) return fail('request.method must be a non-empty string', rpcId);
+  const rpc = call.request;
   const params = rpc.params;
-  if (params !== undefined && !isRecord(params)) {
-    return fail('request.params must be an object', rpcId);
-  }
   let args: Readonly<Record<string, unknown>> = EMPTY;
   if (rpc.method === 'tools/call') {
     if (!params || typeof params.name !== 'string') {
-      return fail('request.params.name must be the tool name', rpcId);
+      return fail('request.params.name must be the tool name', rpcId, INSPECT_FIELD_HINTS.request);
     }
     // What is inspected must be what is forwarded: the tool named twice must be the same tool.
-    if (params.name !== body.tool_name) {
-      return fail('tool_name differs from request.params.name', rpcId);
+    if (params.name !== call.tool_name) {
+      return fail(
+        'tool_name differs from request.params.name',
+        rpcId,
+        INSPECT_FIELD_HINTS.tool_name,
+      );
     }
     if (params.arguments !== undefined) {
       if (!isRecord(params.arguments)) {
-        return fail('request.params.arguments must be an object', rpcId);
+        return fail(
+          'request.params.arguments must be an object',
+          rpcId,
+          INSPECT_FIELD_HINTS.request,
+        );
       }
       args = params.arguments;
     }
   }
-  for (const key of Object.keys(rpc)) {
-    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') {
-      return fail(`request has an unknown member "${key}"`, rpcId);
-    }
-  }
   if (!withinBounds(params)) {
-    return fail(`request.params is nested deeper than ${MAX_DEPTH} or too large`, rpcId);
+    return fail(
+      `request.params is nested deeper than ${MAX_DEPTH} or too large`,
+      rpcId,
+      INSPECT_FIELD_HINTS.request,
+    );
   }
   return {
     ok: true,
     value: {
-      agentId: body.agent_id,
-      executionId: body.execution_id,
-      serverId: body.server_id,
-      toolName: body.tool_name,
-      mode: body.execution_mode as ExecutionMode,
-      rpc: { jsonrpc: '2.0', id: rpcId, method: rpc.method, params, arguments: args },
-      policy: body.policy,
-      approvalId: body.approval_id as string | undefined,
+      agentId: asAgentId(call.agent_id),
+      executionId: call.execution_id,
+      serverId: asServerId(call.server_id),
+      toolName: call.tool_name,
+      mode: call.execution_mode,
+      rpc: { jsonrpc: '2.0', id: rpc.id, method: rpc.method, params, arguments: args },
+      policy: call.policy,
+      approvalId: call.approval_id === undefined ? undefined : asApprovalId(call.approval_id),
     },
   };
 }
 
-function fail(message: string, rpcId: string | number | null): ParseResult {
-  return { ok: false, message, rpcId };
+function fail(
+  message: string,
+  rpcId: string | number | null,
+  hint: string | undefined,
+): ParseResult {
+  return { ok: false, message, rpcId, hint };
 }
 
 /** Iterative depth and size check: no recursion, so no stack to exhaust. */

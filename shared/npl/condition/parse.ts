@@ -34,9 +34,24 @@ export interface ConditionProblem {
   readonly hint?: string;
 }
 
+/** Problems are errors; warnings (code `always_false`) never make a condition invalid. */
 export type ConditionParseResult =
-  | { readonly ok: true; readonly ast: NplConditionAst }
-  | { readonly ok: false; readonly problems: readonly ConditionProblem[] };
+  | {
+      readonly ok: true;
+      readonly ast: NplConditionAst;
+      readonly warnings: readonly ConditionProblem[];
+    }
+  | {
+      readonly ok: false;
+      readonly problems: readonly ConditionProblem[];
+      readonly warnings: readonly ConditionProblem[];
+    };
+
+/** What the static checks found: errors and warnings. */
+interface Findings {
+  readonly problems: ConditionProblem[];
+  readonly warnings: ConditionProblem[];
+}
 
 class ConditionSyntaxError extends Error {
   constructor(readonly problem: ConditionProblem) {
@@ -339,15 +354,15 @@ function suggestion(name: string, candidates: Iterable<string>): string | undefi
   return undefined;
 }
 
-/** Static checks on a parsed condition; appends to `problems`. */
-function checkExpr(expr: NplExpr, problems: ConditionProblem[], listAllowed = false): void {
+/** Static checks on a parsed condition; appends to `found`. */
+function checkExpr(expr: NplExpr, found: Findings, listAllowed = false): void {
   switch (expr.kind) {
     case 'literal':
       return;
     case 'path':
       if (!KNOWN_ROOTS.has(expr.root)) {
         const near = suggestion(expr.root, NPL_CONTEXT_ROOTS);
-        problems.push({
+        found.problems.push({
           code: 'unknown_identifier',
           offset: expr.pos,
           message: `unknown identifier '${expr.root}'`,
@@ -357,26 +372,28 @@ function checkExpr(expr: NplExpr, problems: ConditionProblem[], listAllowed = fa
       return;
     case 'list':
       if (!listAllowed) {
-        problems.push({
+        found.problems.push({
           code: 'invalid_operand',
           offset: expr.pos,
           message: 'a list can only appear after in',
           hint: "write value in ['a', 'b']",
         });
       }
-      for (const item of expr.items) checkExpr(item, problems);
+      for (const item of expr.items) checkExpr(item, found);
       return;
     case 'group':
     case 'not':
-      checkExpr(expr.expr, problems);
+      checkExpr(expr.expr, found);
       return;
     case 'and':
     case 'or':
-      for (const operand of expr.operands) checkExpr(operand, problems);
+      for (const operand of expr.operands) checkExpr(operand, found);
       return;
     case 'compare':
-      checkExpr(expr.left, problems);
-      checkExpr(expr.right, problems);
+      checkExpr(expr.left, found);
+      checkExpr(expr.right, found);
+      // The reference evaluator accepts these and evaluates them to false (NaN compares false),
+      // so a policy valid there must publish here: a warning, not an error.
       if (expr.op !== '==' && expr.op !== '!=') {
         for (const side of [expr.left, expr.right]) {
           if (
@@ -384,8 +401,8 @@ function checkExpr(expr: NplExpr, problems: ConditionProblem[], listAllowed = fa
             typeof side.value === 'string' &&
             Number.isNaN(Number(side.value))
           ) {
-            problems.push({
-              code: 'invalid_operand',
+            found.warnings.push({
+              code: 'always_false',
               offset: side.pos,
               message: `${expr.op} compares numbers, and '${side.value}' is not a number: always false`,
               hint: 'use == or a string method for text',
@@ -395,13 +412,13 @@ function checkExpr(expr: NplExpr, problems: ConditionProblem[], listAllowed = fa
       }
       return;
     case 'in':
-      checkExpr(expr.left, problems);
-      checkExpr(expr.list, problems, true);
+      checkExpr(expr.left, found);
+      checkExpr(expr.list, found, true);
       return;
     case 'call':
-      checkExpr(expr.target, problems);
-      checkExpr(expr.arg, problems);
-      checkCall(expr, problems);
+      checkExpr(expr.target, found);
+      checkExpr(expr.arg, found);
+      checkCall(expr, found.problems);
       return;
   }
 }
@@ -440,12 +457,16 @@ function checkCall(call: CallNode, problems: ConditionProblem[]): void {
   }
 }
 
-/** Parses and statically checks a condition. Blank conditions parse to `empty` (always false). */
+/**
+ * Parses and statically checks a condition. Blank conditions parse to `empty` (always false).
+ * Warnings come back on both outcomes.
+ */
 export function parseCondition(src: string): ConditionParseResult {
   if (typeof src !== 'string') {
     return {
       ok: false,
       problems: [{ code: 'invalid_operand', offset: 0, message: 'a condition must be a string' }],
+      warnings: [],
     };
   }
   if (src.length > MAX_CONDITION_LENGTH) {
@@ -458,25 +479,30 @@ export function parseCondition(src: string): ConditionParseResult {
           message: `condition is longer than ${MAX_CONDITION_LENGTH} characters`,
         },
       ],
+      warnings: [],
     };
   }
-  if (src.trim() === '') return { ok: true, ast: { kind: 'empty', pos: 0 } };
+  if (src.trim() === '') return { ok: true, ast: { kind: 'empty', pos: 0 }, warnings: [] };
   let ast: NplExpr;
   try {
     ast = new Parser(tokenize(src)).parseCondition();
   } catch (error) {
-    if (error instanceof ConditionSyntaxError) return { ok: false, problems: [error.problem] };
+    if (error instanceof ConditionSyntaxError) {
+      return { ok: false, problems: [error.problem], warnings: [] };
+    }
     if (error instanceof RangeError) {
       return {
         ok: false,
         problems: [{ code: 'limit_exceeded', offset: 0, message: 'condition is too complex' }],
+        warnings: [],
       };
     }
     throw error;
   }
-  const problems: ConditionProblem[] = [];
-  checkExpr(ast, problems);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, ast };
+  const found: Findings = { problems: [], warnings: [] };
+  checkExpr(ast, found);
+  const { problems, warnings } = found;
+  return problems.length > 0 ? { ok: false, problems, warnings } : { ok: true, ast, warnings };
 }
 
 /** Turns a problem into an issue with 1-based line/column and a caret excerpt. */

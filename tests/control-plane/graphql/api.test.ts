@@ -3,6 +3,7 @@
 // that changes made through GraphQL are enforced by the data plane on the very next inspect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
+import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
   inspectBody,
@@ -255,13 +256,76 @@ describeEachDatabase('GraphQL API', (kind) => {
     expect(unpinned.data?.unpinNplPolicy).toEqual([]);
   });
 
+  it('npl: a policy with an always-false comparison publishes with its warning and never matches through it', async () => {
+    const source = `policyName: text-guard
+version: 1.0.0
+targetAgents: ['*']
+rules:
+  - ruleId: block_after_z
+    action: BLOCK
+    condition: "tool.name == 'echo' && args.text > 'zzz'"
+    alertSeverity: CRITICAL
+  - ruleId: block_marked
+    action: BLOCK
+    condition: "args.text == 'block-me'"
+    alertSeverity: CRITICAL
+`;
+    const publish = () =>
+      q(
+        `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+          ... on MutationPublishNplPolicySuccess { data { uri created
+            warnings { code message path hint ruleIndex line column excerpt source { line column } } } } } }`,
+        { i: { source } },
+      );
+    const warning = {
+      code: 'always_false',
+      message: "> compares numbers, and 'zzz' is not a number: always false",
+      path: 'rules[0].condition',
+      hint: 'use == or a string method for text',
+      ruleIndex: 0,
+      line: 1,
+      column: 36,
+      excerpt: "tool.name == 'echo' && args.text > 'zzz'\n                                   ^",
+      source: { line: 7, column: 52 },
+    };
+    const first = await publish();
+    expect(first.errors).toBeUndefined();
+    expect(first.data?.publishNplPolicy.data).toEqual({
+      uri: 'svc://text-guard@1.0.0',
+      created: true,
+      warnings: [warning],
+    });
+    const again = await publish();
+    expect(again.data?.publishNplPolicy.data).toMatchObject({
+      created: false,
+      warnings: [warning],
+    });
+    const clean = await q(
+      `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+        ... on MutationPublishNplPolicySuccess { data { warnings { code } } } } }`,
+      { i: { source: HOLD_POLICY.replace('hold-writes', 'clean-policy') } },
+    );
+    expect(clean.data?.publishNplPolicy.data).toEqual({ warnings: [] });
+
+    // Enforced: the second rule blocks, the always-false one lets every value through.
+    await q('mutation { pinNplPolicy(uri: "svc://text-guard@1.0.0") }');
+    const agent = gw.tenant.agentId;
+    for (const args of [{ text: 'zzzz' }, { text: 'hello' }, { text: 99_999 }, {}]) {
+      const answer = await gw.inspect(inspectBody(agent, { args }));
+      expect(answer.status, JSON.stringify(args)).toBe(200);
+    }
+    const marked = await gw.inspect(inspectBody(agent, { args: { text: 'block-me' } }));
+    expect(marked.body).toMatchObject({ decision: 'deny', reasonCode: 'NPL_POLICY_BLOCK' });
+    await q('mutation { unpinNplPolicy(uri: "svc://text-guard@1.0.0") }');
+  });
+
   it('agents: create, list as a connection, read, update; isolated per tenant', async () => {
     const created = await q(
       'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id role allowedTools } }',
       {
         i: {
           name: 'writer',
-          publicKey: `z-${kind}-writer`,
+          publicKey: newAgentPublicKey(),
           role: 'writer',
           allowedTools: ['write'],
         },

@@ -3,6 +3,7 @@
 // empty `select`, which Prisma refuses ("The `select` statement for type X must not be empty").
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
+import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { graphql, type Loose } from './support.js';
@@ -53,7 +54,7 @@ describeEachDatabase('GraphQL selections without Prisma fields', (kind) => {
   it('every mutation returning a Prisma object accepts a __typename-only selection', async () => {
     const created = await q(
       'mutation($i: CreateAgentInput!) { createAgent(input: $i) { __typename } }',
-      { i: { name: 'typename-only', publicKey: `pk-${kind}-typename`, allowedTools: ['*'] } },
+      { i: { name: 'typename-only', publicKey: newAgentPublicKey(), allowedTools: ['*'] } },
     );
     expect(created.errors).toBeUndefined();
     expect(created.data?.createAgent).toEqual({ __typename: 'Agent' });

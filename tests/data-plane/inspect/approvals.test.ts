@@ -4,6 +4,8 @@
 // and the same call. Every refusal is an audited deny that forwards nothing. The long-poll sees a
 // decision made outside this process (no in-process notification) within its poll interval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveApproval } from '../../../control-plane/services/approvals.js';
+import type { ApprovalId } from '../../../shared/ids.js';
 import { decideApproval, findApproval } from '../../../storage/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
@@ -47,13 +49,13 @@ describeEachDatabase('approvals over HTTP', (kind) => {
 
   const echoCalls = () => upstream.calls.get('echo') ?? 0;
 
-  async function hold(args: Record<string, unknown>, agentId?: string): Promise<string> {
+  async function hold(args: Record<string, unknown>, agentId?: string): Promise<ApprovalId> {
     const { status, body } = await gateway.inspect(call(args, { agentId }));
     expect(status).toBe(202);
-    return (body.approval as { id: string }).id;
+    return (body.approval as { id: ApprovalId }).id;
   }
 
-  const decide = (id: string, decision: 'approved' | 'rejected', reason?: string) =>
+  const decide = (id: ApprovalId, decision: 'approved' | 'rejected', reason?: string) =>
     decideApproval(gateway.db, {
       tenantId: tenant.id,
       id,
@@ -61,6 +63,22 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       decidedBy: 'operator@test',
       reason: reason ?? null,
     });
+
+  /** An operator's decision as the control plane makes it: stored, audited, published. */
+  const resolve = (id: string, decision: 'approved' | 'rejected') =>
+    resolveApproval(
+      gateway.db,
+      gateway.runtime.audit,
+      { tenantId: tenant.id, id, decision, decidedBy: 'operator@test' },
+      gateway.runtime.events,
+    );
+
+  /** Resolves once a long-poll is subscribed to the event bus. */
+  const pollWaiting = async () => {
+    while (gateway.runtime.events.subscriberCount === 0) {
+      await new Promise((next) => setImmediate(next));
+    }
+  };
 
   /** Resubmits and asserts an audited deny that reached nothing upstream. */
   async function expectRefused(
@@ -102,7 +120,7 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       alertSeverity: 'MEDIUM',
       approval: { id: expect.any(String), status: 'pending', expiresAt: expect.any(String) },
     });
-    const approval = body.approval as { id: string; expiresAt: string };
+    const approval = body.approval as { id: ApprovalId; expiresAt: string };
     // The tenant's default approval TTL is 900 s.
     const ttl = Date.parse(approval.expiresAt) - started;
     expect(ttl).toBeGreaterThan(895_000);
@@ -236,13 +254,12 @@ describeEachDatabase('approvals over HTTP', (kind) => {
   });
 
   describe('GET /api/v1/mcp/gateway/approvals/:id', () => {
-    it('long-polls until a decision made elsewhere, within the poll interval', async () => {
+    it('long-polls until an operator decides, woken by the approval.resolved event', async () => {
       const id = await hold({ text: 'pay 10' });
       const started = Date.now();
-      const poll = getApproval(gateway, id, { wait: 5 });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const decidedAt = Date.now();
-      await decide(id, 'approved');
+      const poll = getApproval(gateway, id, { wait: 30 });
+      await pollWaiting();
+      await resolve(id, 'approved');
       const { status, body } = await poll;
       const resolvedAt = Date.now();
       expect(status).toBe(200);
@@ -254,17 +271,16 @@ describeEachDatabase('approvals over HTTP', (kind) => {
         toolName: 'echo',
         decidedAt: expect.any(String),
       });
-      // The poll re-reads every 500 ms: well before the 5 s wait is over.
-      expect(resolvedAt - decidedAt).toBeLessThan(2_000);
-      expect(resolvedAt - started).toBeLessThan(4_000);
-    });
+      // Woken by the event (it answers `approved`, so after the decision), well before the
+      // 30 s wait is over.
+      expect(resolvedAt - started).toBeLessThan(15_000);
+    }, 60_000);
 
-    it('wakes at once when the decision is notified in-process', async () => {
+    it('wakes when the rejection is published on the event bus', async () => {
       const id = await hold({ text: 'pay 11' });
       const poll = getApproval(gateway, id, { wait: 5 });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await decide(id, 'rejected');
-      gateway.runtime.approvals.notify(id);
+      await pollWaiting();
+      await resolve(id, 'rejected');
       expect((await poll).body.status).toBe('rejected');
     });
 
@@ -274,7 +290,8 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       const { status, body } = await getApproval(gateway, id, { wait: 0 });
       expect(status).toBe(200);
       expect(body.status).toBe('pending');
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // Not a long-poll: one would hold a pending approval for the longest wait (30 s).
+      expect(Date.now() - started).toBeLessThan(15_000);
     });
 
     it('404 APPROVAL_NOT_FOUND for an unknown id', async () => {

@@ -2,6 +2,7 @@
 // servers, published policies and mock results, and one tenant's configuration changes never
 // change another's decisions. Denies land in the audit chain of the key's tenant only.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ApprovalId } from '../../../shared/ids.js';
 import { findApproval } from '../../../storage/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
@@ -85,7 +86,7 @@ describeEachDatabase('tenant isolation on inspect', (kind) => {
   it('B can neither read nor use A’s approval', async () => {
     const held = await gateway.inspect(production(a.agentId, { args: { text: 'pay 1' } }));
     expect(held.status).toBe(202);
-    const id = (held.body.approval as { id: string }).id;
+    const id = (held.body.approval as { id: ApprovalId }).id;
 
     const read = await getApproval(gateway, id, { key: b.key });
     expect(read.status).toBe(404);

@@ -274,14 +274,15 @@ describe.each(CONFIGS)(
       const pending = client.forward({
         target: target(),
         sessionKey: 'k-abort',
-        message: call(1, 'slow', { ms: 5_000 }),
+        message: call(1, 'slow', { ms: 60_000 }),
         signal: controller.signal,
       });
       setTimeout(() => controller.abort(), 100);
       const error = await pending.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UpstreamError);
       expect((error as UpstreamError).code).toBe('MCP_UPSTREAM_ABORTED');
-      expect(performance.now() - started).toBeLessThan(2_000);
+      // Ended by the abort, long before the slow call would have answered.
+      expect(performance.now() - started).toBeLessThan(30_000);
     });
 
     if (config.responseMode === 'sse') {

@@ -51,6 +51,11 @@ describe('SseParser', () => {
     ]);
   });
 
+  it('takes a CR that ends the stream as the end of its line', () => {
+    expect(parseAll(['data: a\r', '\r'])).toEqual([{ event: 'message', data: 'a', id: '' }]);
+    expect(parseAll(['data: open\r'])).toEqual([]);
+  });
+
   it('does not dispatch an event without data or an unterminated event', () => {
     expect(parseAll(['event: x\n\nid: 1\n\ndata: open'])).toEqual([]);
     expect(parseAll(['data: open\n'])).toEqual([]);

@@ -4,6 +4,7 @@ import {
   evaluateCondition,
   NplError,
   type NplIssue,
+  parseCondition,
 } from '../../../shared/npl/index.js';
 
 function issuesOf(src: string): NplIssue[] {
@@ -38,6 +39,23 @@ describe('compatibility with the reference evaluator', () => {
     expect(ev('args.n < 100', { args: { n: 'abc' } })).toBe(false);
     expect(ev('args.n >= 100', { args: { n: 'abc' } })).toBe(false);
     expect(ev('args.n < 100', { args: {} })).toBe(false); // undefined is NaN
+  });
+
+  it('an ordering against a non-numeric string is false for every value, as in the reference', () => {
+    const values: unknown[] = [5, -1, 0, 1e308, 'abc', 'abd', '', '7', true, null, [], [5], {}];
+    for (const op of ['<', '<=', '>', '>=']) {
+      for (const src of [`args.n ${op} 'abc'`, `'abc' ${op} args.n`, `args.a.b ${op} "zzz"`]) {
+        for (const n of values) {
+          expect(ev(src, { args: { n, a: { b: n } } }), `${src} with ${JSON.stringify(n)}`).toBe(
+            false,
+          );
+        }
+        expect(ev(src, { args: {} }), `${src} on a missing path`).toBe(false);
+        expect(ev(src, {}), `${src} without args`).toBe(false);
+      }
+    }
+    expect(ev("'abc' < 'abd'", {})).toBe(false); // no string ordering, unlike JavaScript
+    expect(ev("!(args.n > 'abc')", { args: { n: 5 } })).toBe(true);
     expect(ev('args.n < 100', { args: { n: { a: 1 } } })).toBe(false);
     expect(ev('args.n > 15', { args: { n: '0x10' } })).toBe(true);
   });
@@ -231,8 +249,31 @@ describe('static checks', () => {
     expect(issuesOf("args.n in [['a']]")[0]?.code).toBe('invalid_operand');
   });
 
-  it('rejects ordering against a non-numeric string literal (always false)', () => {
-    expect(issuesOf("args.n > 'abc'")[0]?.code).toBe('invalid_operand');
+  it('accepts ordering against a non-numeric string literal, as the reference does, with a warning', () => {
+    const parsed = parseCondition("args.n > 'abc'");
+    expect(parsed.ok).toBe(true);
+    expect(parsed.warnings).toEqual([
+      {
+        code: 'always_false',
+        offset: 9,
+        message: "> compares numbers, and 'abc' is not a number: always false",
+        hint: 'use == or a string method for text',
+      },
+    ]);
+    expect(() => compileCondition("args.n > 'abc'")).not.toThrow();
+    expect(parseCondition("'x' <= args.n").warnings.map((w) => w.offset)).toEqual([0]);
+  });
+
+  it('warns about nothing when the string literal is numeric or the operator is == / !=', () => {
+    for (const src of ["args.n > '10'", "args.n < ''", "args.n == 'abc'", "args.n != 'abc'"]) {
+      expect(parseCondition(src)).toMatchObject({ ok: true, warnings: [] });
+    }
+  });
+
+  it('keeps the warnings of a condition that has errors too', () => {
+    const parsed = parseCondition("foo == 1 && args.n < 'abc'");
+    expect(parsed.ok).toBe(false);
+    expect(parsed.warnings.map((w) => w.code)).toEqual(['always_false']);
   });
 
   it('rejects unknown methods and non-literal arguments where a literal is required', () => {
@@ -251,7 +292,6 @@ describe('static checks', () => {
     expect(issues.map((i) => i.code)).toEqual([
       'unknown_identifier',
       'unknown_identifier',
-      'invalid_operand',
       'unknown_method',
     ]);
   });

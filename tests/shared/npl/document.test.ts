@@ -142,3 +142,62 @@ rules:
     expect(() => parsePolicy('x: 1')).toThrowError(NplError);
   });
 });
+
+const ALWAYS_FALSE_YAML = `version: "1.0.0"
+policyName: amount-guard
+targetAgents: ["*"]
+rules:
+  - ruleId: block_destructive_tools
+    action: BLOCK
+    condition: "tool.name == 'drop_table'"
+    alertSeverity: CRITICAL
+  - ruleId: block_big
+    action: BLOCK
+    condition: |-
+      tool.name == 'pay' &&
+        args.amount > 'lots'
+    alertSeverity: CRITICAL
+`;
+
+describe('warnings', () => {
+  it('accepts an ordering against a non-numeric string and warns where it is', () => {
+    const result = safeParsePolicy(ALWAYS_FALSE_YAML);
+    expect(result.success).toBe(true);
+    expect(result.warnings).toEqual([
+      {
+        code: 'always_false',
+        message: "> compares numbers, and 'lots' is not a number: always false",
+        path: ['rules', 1, 'condition'],
+        hint: 'use == or a string method for text',
+        ruleIndex: 1,
+        line: 2,
+        column: 17,
+        excerpt: "  args.amount > 'lots'\n                ^",
+        source: { line: 11, column: 16 },
+      },
+    ]);
+    expect(parsePolicy(ALWAYS_FALSE_YAML).rules).toHaveLength(2);
+  });
+
+  it('has no source position for a document given as an object, and none when clean', () => {
+    const object = parsePolicy(ALWAYS_FALSE_YAML);
+    const result = safeParsePolicy(JSON.parse(JSON.stringify(object)));
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]).not.toHaveProperty('source');
+    expect(safeParsePolicy(VALID_YAML).warnings).toEqual([]);
+  });
+
+  it('comes back beside the errors of an invalid document', () => {
+    const result = safeParsePolicy({
+      version: '1.0.0',
+      policyName: 'p',
+      targetAgents: ['*'],
+      rules: [
+        { ruleId: 'a', action: 'BLOCK', condition: "args.n < 'x'", alertSeverity: 'LOW' },
+        { ruleId: 'b', action: 'NOPE', condition: 'true', alertSeverity: 'LOW' },
+      ],
+    });
+    expect(result.success).toBe(false);
+    expect(result.warnings.map((w) => [w.code, w.ruleIndex])).toEqual([['always_false', 0]]);
+  });
+});

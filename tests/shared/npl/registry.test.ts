@@ -116,6 +116,23 @@ describe('the in-memory registry', () => {
     });
   });
 
+  it('publishes a policy with an always-false comparison, returns its warning and evaluates it to false', async () => {
+    const registry = new InMemoryNplRegistry();
+    const first = await registry.publish(doc("args.amount >= 'many'"));
+    expect(first.created).toBe(true);
+    expect(first.warnings).toMatchObject([
+      { code: 'always_false', path: ['rules', 0, 'condition'], ruleIndex: 0, line: 1, column: 16 },
+    ]);
+    const again = await registry.publish(doc("args.amount >= 'many'"));
+    expect(again).toMatchObject({ created: false, warnings: first.warnings });
+    expect((await registry.publish(doc('true', '2.0.0'))).warnings).toEqual([]);
+    const compiled = await loadPinnedPolicy(registry, 'svc://payments-guard@1.0.0');
+    for (const amount of [1e9, 'many', 'more', undefined]) {
+      const decision = evaluatePolicy(compiled, { tool: { name: 'pay' }, args: { amount } });
+      expect(decision).toMatchObject({ action: 'ALLOW', ruleId: 'npl_default_allow' });
+    }
+  });
+
   it('bundles nato-prou-strict-financial@1.0.0 and eu-ai-act-art5-prohibited@1.0.0', async () => {
     const registry = createBundledRegistry();
     expect((await registry.list()).map((e) => e.uri)).toEqual([

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  buildFailClosedPolicy,
   compilePolicy,
   EU_AI_ACT_ART5_PROHIBITED,
   evaluatePolicies,
   evaluatePolicy,
-  failClosedPolicy,
   NATO_PROU_STRICT_FINANCIAL,
   NO_POLICY_DECISION,
   type NplPolicy,
@@ -165,7 +165,7 @@ describe('several policies', () => {
   });
 
   it('lets a fail-closed pin block whatever the other policies decide', () => {
-    const failed = failClosedPolicy('svc://missing-policy@1.0.0', 'not published');
+    const failed = buildFailClosedPolicy('svc://missing-policy@1.0.0', 'not published');
     const d = evaluatePolicies([allow, failed], { agentRole: 'x' });
     expect(d).toMatchObject({
       matched: true,

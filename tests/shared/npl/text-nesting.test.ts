@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_NESTING } from '../../../shared/npl/document.js';
 import { safeParsePolicy } from '../../../shared/npl/index.js';
+import { estimateTextNesting } from '../../../shared/npl/text-nesting.js';
+import { YAML_POLICY } from '../../support/npl-policies.js';
 
 describe('policy text nesting', () => {
   it.each([
@@ -21,5 +23,12 @@ describe('policy text nesting', () => {
     );
     expect(result.success).toBe(true);
     expect(MAX_TEXT_NESTING).toBeGreaterThanOrEqual(64);
+  });
+
+  it('bounds policy-text nesting from the YAML tokens, ignoring brackets in strings and comments', () => {
+    expect(estimateTextNesting(YAML_POLICY, 128)).toBeLessThan(10);
+    expect(estimateTextNesting('a: "[[[[[[[[[["\nb: c # [[[[[[[[\n', 128)).toBe(1);
+    expect(estimateTextNesting(`${'[ "]", '.repeat(500)}`, 128)).toBe(129);
+    expect(estimateTextNesting(`${'- '.repeat(500)}x`, 128)).toBe(129);
   });
 });

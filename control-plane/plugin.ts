@@ -1,0 +1,23 @@
+// The control plane as one Fastify plugin: GraphQL (queries, mutations, subscriptions over
+// graphql-ws) and, when the process feeds remote data planes, the configuration stream. The
+// composition (runtime/) registers it on the shared HTTP edge and injects what it needs.
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLDependencies } from './graphql/context.js';
+import { graphqlPlugin } from './graphql/server.js';
+import type { ConfigStreamHub } from './stream/hub.js';
+import { configStreamPlugin } from './stream/plugin.js';
+
+export interface ControlPlaneDependencies extends GraphQLDependencies {
+  /** The configuration stream to remote data planes; absent when the data plane is in-process. */
+  readonly configStream?: ConfigStreamHub | undefined;
+}
+
+export async function controlPlanePlugin(
+  app: FastifyInstance,
+  deps: ControlPlaneDependencies,
+): Promise<void> {
+  await app.register(graphqlPlugin, deps);
+  if (deps.configStream) {
+    await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
+  }
+}

@@ -1,0 +1,84 @@
+// Learns tool definitions from the `tools/list` answers that pass through the gateway: when an
+// agent's allowed tools/list call is forwarded and the upstream answers with tools, their
+// definitions are recorded on the server (storage/tool-definitions.ts), added to those known (an
+// answer may be one page of several). Recording never delays the answer: `record` only takes
+// note; the writes run afterwards, one at a time, and a list identical to the one last recorded
+// for the server is skipped, so a client listing in a loop costs no database write. When the stored definitions changed,
+// `onChanged` runs (the composition republishes the snapshot in a process that has both planes;
+// otherwise the control plane's fingerprint poll notices the bumped configVersion).
+import type { Logger } from 'pino';
+import { contentHash } from '../shared/json/canonical-json.js';
+import { listedToolsOf } from '../shared/tools/tool-definitions.js';
+import type { Database } from '../storage/database.js';
+import {
+  type StoreToolDefinitionsResult,
+  storeToolDefinitions,
+} from '../storage/tool-definitions.js';
+
+export interface ListedToolsRecorderOptions {
+  readonly onChanged?: () => Promise<void>;
+  /** Every recording's outcome (a metric). */
+  readonly onOutcome?: (outcome: Exclude<StoreToolDefinitionsResult, 'gone'> | 'failed') => void;
+  readonly logger?: Pick<Logger, 'warn'>;
+  /** Servers whose last recorded list is remembered (least recently recorded forgotten first). */
+  readonly maxServers?: number;
+}
+
+export interface ListedToolsSource {
+  readonly tenantId: string;
+  readonly serverId: string;
+  /** The URL the answer came from. */
+  readonly url: string;
+}
+
+export class ListedToolsRecorder {
+  readonly #db: Database;
+  readonly #options: ListedToolsRecorderOptions;
+  readonly #maxServers: number;
+  /** Server key -> digest of the list last recorded for it. */
+  readonly #recorded = new Map<string, string>();
+  #pending: Promise<void> = Promise.resolve();
+
+  constructor(db: Database, options: ListedToolsRecorderOptions = {}) {
+    this.#db = db;
+    this.#options = options;
+    this.#maxServers = options.maxServers ?? 10_000;
+  }
+
+  /** Takes note of a tools/list `result` from `source`; returns at once. */
+  record(source: ListedToolsSource, result: unknown): void {
+    const tools = listedToolsOf(result);
+    if (tools === undefined || tools.length === 0) return;
+    const key = `${source.tenantId}/${source.serverId}\u0000${source.url}`;
+    const digest = contentHash(tools);
+    if (this.#recorded.get(key) === digest) return;
+    this.#remember(key, digest);
+    this.#pending = this.#pending.then(async () => {
+      try {
+        const outcome = await storeToolDefinitions(this.#db, { ...source, tools, complete: false });
+        if (outcome === 'gone') return;
+        this.#options.onOutcome?.(outcome);
+        if (outcome === 'changed') await this.#options.onChanged?.();
+      } catch (error) {
+        // Recorded again when the same list passes next time.
+        this.#recorded.delete(key);
+        this.#options.onOutcome?.('failed');
+        this.#options.logger?.warn({ err: error, ...source }, 'recording listed tools failed');
+      }
+    });
+  }
+
+  /** Resolves once every list noted so far is recorded. */
+  idle(): Promise<void> {
+    return this.#pending;
+  }
+
+  #remember(key: string, digest: string): void {
+    this.#recorded.delete(key);
+    this.#recorded.set(key, digest);
+    if (this.#recorded.size > this.#maxServers) {
+      const oldest = this.#recorded.keys().next().value;
+      if (oldest !== undefined) this.#recorded.delete(oldest);
+    }
+  }
+}

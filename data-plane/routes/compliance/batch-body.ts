@@ -1,0 +1,311 @@
+// The batch request body: one zod schema is the contract (the route documents it in OpenAPI
+// through z.toJSONSchema) and checkBatchBody applies it. Order matters: the cheap bounds that
+// protect the rest come first (JSON depth, item and tool-call counts: 413 before any item is
+// looked at), then the schema (400 naming the JSON path of the first bad field), then the policy
+// sizes. Types are never coerced: `"tool_name": 5` is an error, not the tool "5".
+//
+// Request fields are snake_case (DESIGN.md §6), named as in the inspect body where the meaning is
+// the same. The first release's camelCase names stay accepted as deprecated aliases, field by
+// field, so a body may mix both; a field sent under both names with different values is refused.
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { type ComplianceLimits, MAX_ITEM_ID_LENGTH } from './limits.js';
+
+const anyJson = z.unknown().optional();
+
+const contextSchema = z
+  .strictObject(
+    {
+      agent: anyJson,
+      server: anyJson,
+      method: anyJson,
+      tenant: anyJson,
+      mode: anyJson,
+      payload: anyJson,
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `has an unknown root ${JSON.stringify(issue.keys[0])} (allowed: ${CONTEXT_ROOTS.join(', ')}; tool_name, arguments and agent_role are fields of the call)`
+          : undefined,
+    },
+  )
+  .describe('Other NPL context roots (any JSON).');
+
+/** Context roots a tool call may set besides tool_name, arguments and agent_role. */
+export const CONTEXT_ROOTS: readonly string[] = Object.keys(contextSchema.shape);
+
+/** The deprecated camelCase alias of each snake_case request field that has one. */
+const CALL_FIELD_ALIASES = { tool_name: 'tool', arguments: 'args', agent_role: 'agentRole' };
+const ITEM_FIELD_ALIASES = { policy_uri: 'policyUri', tool_calls: 'toolCalls' };
+
+function deprecatedAlias<T extends z.ZodType>(schema: T, field: string): T {
+  return schema.meta({ deprecated: true, description: `Deprecated alias of \`${field}\`.` });
+}
+
+/**
+ * A field given under both its names must have one value there, compared after parsing (so the
+ * same tool calls under `tool_calls` and `toolCalls`, in either spelling, agree).
+ */
+function refuseConflictingAliases(
+  value: Readonly<Record<string, unknown>>,
+  aliases: Readonly<Record<string, string>>,
+  ctx: z.RefinementCtx,
+): void {
+  for (const [field, alias] of Object.entries(aliases)) {
+    const current = value[field];
+    const deprecated = value[alias];
+    if (current === undefined || deprecated === undefined) continue;
+    if (isDeepStrictEqual(current, deprecated)) continue;
+    ctx.addIssue({
+      code: 'custom',
+      message: `has both ${field} and ${alias} (its deprecated alias) with different values; send ${field} only`,
+      input: value,
+    });
+  }
+}
+
+const toolName = z.string().min(1);
+const toolArguments = z.record(z.string(), z.unknown());
+const agentRole = z.string();
+
+const toolCallSchema = z
+  .strictObject({
+    tool_name: toolName
+      .optional()
+      .describe('The context `tool.name` (required; `tool` is its deprecated alias).'),
+    arguments: toolArguments
+      .optional()
+      .describe('The tool arguments (context `args` and `tool.args`); default `{}`.'),
+    agent_role: agentRole.optional().describe('Checked against the policy `targetAgents`.'),
+    context: contextSchema.optional(),
+    tool: deprecatedAlias(toolName, 'tool_name').optional(),
+    args: deprecatedAlias(toolArguments, 'arguments').optional(),
+    agentRole: deprecatedAlias(agentRole, 'agent_role').optional(),
+  })
+  .superRefine((call, ctx) => {
+    if (call.tool_name === undefined && call.tool === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'is required', path: ['tool_name'], input: call });
+    }
+    refuseConflictingAliases(call, CALL_FIELD_ALIASES, ctx);
+  })
+  .transform(
+    (call): BatchToolCall => ({
+      tool: call.tool_name ?? call.tool ?? '',
+      args: call.arguments ?? call.args ?? {},
+      agentRole: call.agent_role ?? call.agentRole,
+      context: call.context,
+    }),
+  )
+  .meta({ anyOf: [{ required: ['tool_name'] }, { required: ['tool'] }] });
+
+const policyUri = z.string();
+const toolCalls = z.array(toolCallSchema);
+
+function itemSchema(limits: ComplianceLimits) {
+  return z
+    .strictObject({
+      id: z.string().max(MAX_ITEM_ID_LENGTH).optional().describe('Echoed back in the answer.'),
+      policy: z
+        .union([z.string(), z.record(z.string(), z.unknown())], {
+          error: 'must be YAML/JSON text or an object',
+        })
+        .optional()
+        .describe(
+          `NPL document as YAML/JSON text or a JSON object (≤ ${limits.maxPolicyBytes} bytes).`,
+        ),
+      policy_uri: policyUri.optional().describe('A pin svc://name@x.y.z of a bundled policy.'),
+      tool_calls: toolCalls.optional().describe('The tool calls to decide; default none.'),
+      policyUri: deprecatedAlias(policyUri, 'policy_uri').optional(),
+      toolCalls: deprecatedAlias(toolCalls, 'tool_calls').optional(),
+    })
+    .superRefine((item, ctx) => {
+      const hasUri = item.policy_uri !== undefined || item.policyUri !== undefined;
+      if ((item.policy === undefined) === !hasUri) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must have exactly one of policy and policy_uri',
+          input: item,
+        });
+      }
+      refuseConflictingAliases(item, ITEM_FIELD_ALIASES, ctx);
+    })
+    .meta({
+      oneOf: [
+        { required: ['policy'] },
+        { anyOf: [{ required: ['policy_uri'] }, { required: ['policyUri'] }] },
+      ],
+    });
+}
+
+/** The schema of a batch under these limits (the item count and policy size are documented). */
+export function createBatchBodySchema(limits: ComplianceLimits) {
+  return z.strictObject({
+    items: z.array(itemSchema(limits)).min(1).max(limits.maxItems),
+  });
+}
+
+type BatchBody = z.output<ReturnType<typeof createBatchBodySchema>>;
+type BodyItem = BatchBody['items'][number];
+
+export interface BatchToolCall {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly agentRole: string | undefined;
+  readonly context: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface BatchItem {
+  readonly id: string | undefined;
+  /** Exactly one of `policy` and `policyUri` is set. */
+  readonly policy: string | Readonly<Record<string, unknown>> | undefined;
+  readonly policyUri: string | undefined;
+  /** UTF-8 bytes of the inline policy (text, or JSON text of the object); 0 for a pin. */
+  readonly policyBytes: number;
+  readonly toolCalls: readonly BatchToolCall[];
+}
+
+export interface ComplianceBatch {
+  readonly items: readonly BatchItem[];
+}
+
+export type BatchBodyCheck = (body: unknown) => ComplianceBatch | GatewayError;
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** Wording of the schema's issues as the end of a sentence whose subject is the field. */
+function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined
+        ? 'is required'
+        : `must be ${issue.expected === 'string' ? 'a string' : issue.expected === 'array' ? 'an array' : 'an object'}, not ${typeName(issue.input)}`;
+    case 'too_small':
+      return 'must not be empty';
+    case 'too_big':
+      return `must be at most ${issue.maximum} characters`;
+    case 'unrecognized_keys': {
+      const allowed = issue.inst instanceof z.ZodObject ? Object.keys(issue.inst.shape) : [];
+      return `has an unknown field ${JSON.stringify(issue.keys[0])} (allowed: ${allowed.join(', ')})`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function invalid(issue: z.core.$ZodIssue): GatewayError {
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  const subject = issue.path.length === 0 ? 'the body' : z.core.toDotPath(issue.path);
+  const problem = `${subject} ${issue.message}`;
+  return path.length === 0
+    ? gatewayError('REQUEST_INVALID', { problem })
+    : gatewayError('REQUEST_INVALID', { problem }, { details: { path: z.core.toDotPath(path) } });
+}
+
+function tooLarge(limit: keyof ComplianceLimits, max: number, actual: number, subject: string) {
+  return gatewayError(
+    'COMPLIANCE_BATCH_LIMIT_EXCEEDED',
+    { subject, actual, max, limit },
+    { details: { limit, max, actual } },
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion; stops past `max`. */
+export function jsonDepthExceeds(value: unknown, max: number): boolean {
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    const depth = depths.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (child !== null && typeof child === 'object') {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+function arrayLength(value: unknown): number {
+  return Array.isArray(value) ? value.length : 0;
+}
+
+/** The counts that bound the rest, checked before any item is read: 413 when over. */
+function checkCounts(body: unknown, limits: ComplianceLimits): GatewayError | undefined {
+  const items = isRecord(body) ? body.items : undefined;
+  if (!Array.isArray(items)) return undefined;
+  if (items.length > limits.maxItems) {
+    return tooLarge('maxItems', limits.maxItems, items.length, 'items');
+  }
+  let calls = 0;
+  for (const item of items) {
+    // Under both names the calls must be the same ones (or the body is refused): count once.
+    if (isRecord(item))
+      calls += Math.max(arrayLength(item.tool_calls), arrayLength(item.toolCalls));
+  }
+  if (calls > limits.maxToolCalls) {
+    return tooLarge('maxToolCalls', limits.maxToolCalls, calls, 'tool calls in all items');
+  }
+  return undefined;
+}
+
+function policyBytes(policy: BodyItem['policy']): number {
+  if (policy === undefined) return 0;
+  return Buffer.byteLength(typeof policy === 'string' ? policy : JSON.stringify(policy), 'utf8');
+}
+
+/** Builds the body check once per limits: validates and normalizes a parsed JSON body. */
+export function createBatchBodyCheck(limits: ComplianceLimits): BatchBodyCheck {
+  const schema = createBatchBodySchema(limits);
+  return (body) => {
+    if (jsonDepthExceeds(body, limits.maxDepth)) {
+      return gatewayError('REQUEST_INVALID', {
+        problem: `the body nests deeper than ${limits.maxDepth} levels`,
+      });
+    }
+    const overCount = checkCounts(body, limits);
+    if (overCount) return overCount;
+    const parsed = schema.safeParse(body, { error: describeIssue });
+    if (!parsed.success) return invalid(parsed.error.issues[0]!);
+    const items: BatchItem[] = [];
+    let total = 0;
+    for (let i = 0; i < parsed.data.items.length; i++) {
+      const item = parsed.data.items[i]!;
+      const { id, policy } = item;
+      const bytes = policyBytes(policy);
+      if (bytes > limits.maxPolicyBytes) {
+        return tooLarge('maxPolicyBytes', limits.maxPolicyBytes, bytes, `items[${i}].policy bytes`);
+      }
+      total += bytes;
+      items.push({
+        id,
+        policy,
+        policyUri: item.policy_uri ?? item.policyUri,
+        policyBytes: bytes,
+        toolCalls: item.tool_calls ?? item.toolCalls ?? [],
+      });
+    }
+    if (total > limits.maxTotalPolicyBytes) {
+      return tooLarge(
+        'maxTotalPolicyBytes',
+        limits.maxTotalPolicyBytes,
+        total,
+        'inline policy bytes in all items',
+      );
+    }
+    return { items };
+  };
+}

@@ -1,0 +1,103 @@
+// The inspect request body (spec §2.1), once, as a zod schema: request.ts validates with it inside
+// the pipeline (a bad body is the audited 400 MCP_MALFORMED_RPC, never Fastify's own 400), and
+// inspectBodyJsonSchema documents the same contract in OpenAPI. Each field carries the wording
+// of its problem, so the answer names the field and says what it must be. What a schema does not
+// say — the tool named twice must be the same tool, the nesting bound of `params` — request.ts
+// checks after the schema.
+import { z } from 'zod';
+import { POLICY_URI_FORM, POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
+import { EXECUTION_MODES } from '../../../shared/snapshot/index.js';
+
+/** Longest identifier (agent, server, tool, execution, approval, JSON-RPC id). */
+export const MAX_ID_LENGTH = 256;
+
+function identifier(description: string) {
+  const problem = 'must be a non-empty string';
+  return z
+    .string({ error: problem })
+    .min(1, { error: problem })
+    .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` })
+    .describe(description);
+}
+
+export const jsonRpcCallSchema = z
+  .strictObject(
+    {
+      jsonrpc: z.literal('2.0', { error: 'must be "2.0"' }),
+      id: z.union([z.string().max(MAX_ID_LENGTH, { error: 'is too long' }), z.number()], {
+        error: 'must be a string or a number',
+      }),
+      method: identifier('The MCP method, e.g. tools/call.'),
+      params: z
+        .record(z.string(), z.unknown(), { error: 'must be an object' })
+        .optional()
+        .describe(
+          'For tools/call: `name` (equal to tool_name) and `arguments` (an object). At most 64 levels deep.',
+        ),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `has an unknown member ${JSON.stringify(issue.keys[0])}`
+          : 'must be a JSON-RPC 2.0 object',
+    },
+  )
+  .describe('The JSON-RPC 2.0 call the agent wants to make, as it would be forwarded.');
+
+export const inspectBodySchema = z
+  .object(
+    {
+      agent_id: identifier('The calling agent.'),
+      execution_id: identifier("The agent's execution (run) this call belongs to."),
+      server_id: identifier('The MCP server the call is for.'),
+      tool_name: identifier('The tool called; for tools/call, equal to request.params.name.'),
+      execution_mode: z
+        .enum(EXECUTION_MODES, { error: `must be one of ${EXECUTION_MODES.join(', ')}` })
+        .describe('One of the modes the tenant allows (docs/inspect.md).'),
+      policy: z
+        .string({ error: `must be a policy URI string, ${POLICY_URI_FORM}` })
+        .regex(POLICY_URI_PATTERN, { error: `must be a policy URI, ${POLICY_URI_FORM}` })
+        .optional()
+        .describe('A pinned policy svc://name@version to evaluate besides the tenant pins.'),
+      approval_id: identifier('Resubmission of a call held for approval.').optional(),
+      request: jsonRpcCallSchema,
+    },
+    { error: 'must be a JSON object' },
+  )
+  .meta({ title: 'Inspect request', description: 'A tool call to inspect (spec §2.1).' });
+
+export type InspectBody = z.output<typeof inspectBodySchema>;
+
+/**
+ * What to send instead, per top-level field of the body: the hint of a MCP_MALFORMED_RPC answer
+ * whose problem is in that field (the registry's hint covers a body that is not an object).
+ */
+export const INSPECT_FIELD_HINTS: Readonly<Record<string, string>> = (() => {
+  const ids =
+    'Send agent_id, execution_id, server_id and tool_name as non-empty strings of at most 256 characters (docs/inspect.md).';
+  return {
+    agent_id: ids,
+    execution_id: ids,
+    server_id: ids,
+    tool_name: `${ids} For tools/call, tool_name is request.params.name.`,
+    execution_mode: `Set execution_mode to one of ${EXECUTION_MODES.join(', ')} (and one the tenant's gateway policy allows).`,
+    policy: `Leave policy out, or name a published policy version as ${POLICY_URI_FORM}, e.g. svc://my-policy@1.0.0.`,
+    approval_id:
+      'Send approval_id only to resubmit a held call: the approval.id of its 202 answer.',
+    request:
+      'Send the JSON-RPC 2.0 call in request: {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}, for tools/call params.name and params.arguments (an object).',
+  };
+})();
+
+/** The body's JSON Schema for the OpenAPI document (2020-12, as OpenAPI 3.1 reads it). */
+export const inspectBodyJsonSchema: Record<string, unknown> = (() => {
+  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(inspectBodySchema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    override: ({ jsonSchema: node }) => {
+      // Object keys are strings in JSON: zod's propertyNames for records only adds noise.
+      if (node.type === 'object') delete node.propertyNames;
+    },
+  });
+  return jsonSchema;
+})();

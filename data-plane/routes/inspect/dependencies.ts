@@ -1,0 +1,48 @@
+// What the inspect route works with: one dependencies object, built once by data-plane/app.ts and
+// passed to every step (deny, hold, allow, forward, shadow), so no step closes over plugin state.
+import type { Logger } from 'pino';
+import type { EventBus } from '../../../shared/events/index.js';
+import type { AuditWriter } from '../../../storage/audit-writer.js';
+import type { Database } from '../../../storage/database.js';
+import type { ExecutionRegistry } from '../../executions.js';
+import type { ListedToolsRecorder } from '../../listed-tools.js';
+import type { KeyUseListener } from '../../plugins/auth.js';
+import type { GatewayMetrics } from '../../plugins/metrics.js';
+import type {
+  CompiledAgent,
+  CompiledServer,
+  CompiledTenant,
+} from '../../store/compiled-snapshot.js';
+import type { SnapshotStore } from '../../store/snapshot-store.js';
+import type { UpstreamClient } from '../../upstream/index.js';
+
+/** Mints the access token a forward carries under oauthMode mcp_as. */
+export type AccessTokenMinter = (input: {
+  tenant: CompiledTenant;
+  agent: CompiledAgent;
+  server: CompiledServer;
+}) => Promise<string>;
+
+export interface InspectDependencies {
+  /** Where decision lines go (exchange.ts). */
+  readonly logger: Pick<Logger, 'info' | 'debug' | 'isLevelEnabled'>;
+  readonly store: SnapshotStore;
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
+  readonly upstream: UpstreamClient;
+  readonly executions: ExecutionRegistry;
+  readonly metrics: GatewayMetrics;
+  /** Receives `approval.created` for each held call (the approvalQueue subscription). */
+  readonly events: Pick<EventBus, 'publish'>;
+  /**
+   * Mints the access token a forward carries when the tenant's oauthMode is mcp_as (or
+   * NEXUS_REQUIRE_MCP_OAUTH=true). Absent: such forwards fail closed with MCP_OAUTH_UNAVAILABLE.
+   */
+  readonly mintAccessToken?: AccessTokenMinter | undefined;
+  /** NEXUS_REQUIRE_MCP_OAUTH: every production forward must carry a gateway-minted token. */
+  readonly requireMcpOAuth: boolean;
+  /** Notes key uses for `lastUsedAt`. */
+  readonly onKeyUse?: KeyUseListener | undefined;
+  /** Learns tool definitions from forwarded tools/list answers. */
+  readonly listedTools?: Pick<ListedToolsRecorder, 'record'> | undefined;
+}

@@ -1,0 +1,102 @@
+// Production and shadow forwarding of an allowed call to the registered upstream (Streamable
+// HTTP), with a gateway-minted token under oauthMode mcp_as. An upstream failure is still an
+// allow decision: the answer carries the failure's code, the registry's status for it, and a
+// JSON-RPC error the agent's MCP client understands. The tools of a forwarded tools/list answer
+// are learnt (data-plane/listed-tools.ts), after the answer, never delaying it.
+import type { FastifyReply } from 'fastify';
+import { type ErrorCode, formatErrorMessage } from '../../../shared/errors/index.js';
+import { UpstreamError } from '../../upstream/index.js';
+import type { InspectAnswer } from './answers.js';
+import type { InspectDependencies } from './dependencies.js';
+import { type AgentExchange, type Exchange, sendAnswer } from './exchange.js';
+
+/** JSON-RPC error code of a call the gateway allowed but could not complete upstream. */
+const JSONRPC_UPSTREAM_FAILED = -32002;
+
+export async function forwardCall(
+  deps: InspectDependencies,
+  exchange: AgentExchange,
+  answer: InspectAnswer,
+): Promise<FastifyReply> {
+  const { reply, tenant, agent, server, call } = exchange;
+  if (!server) {
+    // Shadow mode forwards calls to servers that are not whitelisted too: say only what is true.
+    const whitelisted = tenant.policy.trustedServers.has(call.serverId);
+    return answerUpstreamFailure(
+      deps,
+      exchange,
+      answer,
+      'MCP_SERVER_NOT_REGISTERED',
+      formatErrorMessage('MCP_SERVER_NOT_REGISTERED', {
+        serverId: call.serverId,
+        registration: whitelisted ? 'whitelisted but not registered' : 'not registered',
+      }),
+    );
+  }
+  let accessToken: string | undefined;
+  if (tenant.policy.oauthMode === 'mcp_as' || deps.requireMcpOAuth) {
+    if (!deps.mintAccessToken) {
+      return answerUpstreamFailure(
+        deps,
+        exchange,
+        answer,
+        'MCP_OAUTH_UNAVAILABLE',
+        formatErrorMessage('MCP_OAUTH_UNAVAILABLE'),
+      );
+    }
+    accessToken = await deps.mintAccessToken({ tenant, agent, server });
+  }
+  const execution = deps.executions.begin(agent.id);
+  const started = performance.now();
+  try {
+    const result = await deps.upstream.forward({
+      target: { serverKey: server.serverKey, url: server.url },
+      sessionKey: `${tenant.id}/${agent.id}/${server.serverId}`,
+      message: {
+        jsonrpc: '2.0',
+        id: call.rpc.id,
+        method: call.rpc.method,
+        params: call.rpc.params,
+      },
+      signal: execution.signal,
+      accessToken,
+    });
+    deps.metrics.upstreamDuration.observe({ outcome: 'ok' }, (performance.now() - started) / 1000);
+    answer.response = result.response;
+    const sent = sendAnswer(deps, exchange, answer);
+    // After the answer is on its way: reading and hashing the listed tools never delays it.
+    if (call.rpc.method === 'tools/list' && 'result' in result.response) {
+      deps.listedTools?.record(
+        { tenantId: tenant.id, serverId: server.serverId, url: server.url },
+        result.response.result,
+      );
+    }
+    return sent;
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    deps.metrics.upstreamDuration.observe(
+      { outcome: error.code },
+      (performance.now() - started) / 1000,
+    );
+    return answerUpstreamFailure(deps, exchange, answer, error.code, error.detail);
+  } finally {
+    execution.end();
+  }
+}
+
+function answerUpstreamFailure(
+  deps: InspectDependencies,
+  exchange: Exchange,
+  answer: InspectAnswer,
+  code: ErrorCode,
+  message: string,
+): FastifyReply {
+  answer.reasonCode = code;
+  answer.message = message;
+  answer.response = {
+    jsonrpc: '2.0',
+    id: exchange.call.rpc.id,
+    error: { code: JSONRPC_UPSTREAM_FAILED, message, data: { reasonCode: code } },
+  };
+  return sendAnswer(deps, exchange, answer);
+}

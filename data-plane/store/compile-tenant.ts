@@ -1,0 +1,142 @@
+// Compiles one tenant's configuration into the read-only objects the hot path uses: its gateway
+// policy's matchers and detectors, servers and agents by id, NPL policies by pin. Throws when the
+// configuration cannot be compiled, so the snapshot compiler can hold that tenant back alone.
+// A stored NPL policy is compiled once per content: the tenant's previous compiled state lends
+// every policy whose uri and content hash are unchanged, and a policy no longer published is
+// simply not carried over, so nothing outlives the snapshots that use it.
+import type { TenantId } from '../../shared/ids.js';
+import {
+  BUNDLED_POLICIES,
+  buildFailClosedPolicy,
+  type CompiledPolicy,
+  compilePolicy,
+  formatPolicyUri,
+  parsePolicy,
+} from '../../shared/npl/index.js';
+import type {
+  AgentConfig,
+  GatewayPolicyConfig,
+  McpServerConfig,
+  TenantConfig,
+} from '../../shared/snapshot/index.js';
+import { compileDestructiveDetector, compileExfiltrationDetector } from '../inspection/index.js';
+import type {
+  CompiledAgent,
+  CompiledApiKey,
+  CompiledGatewayPolicy,
+  CompiledServer,
+  CompiledTenant,
+} from './compiled-snapshot.js';
+import { compileAllowList, compileNameMatcher } from './name-matcher.js';
+
+// The bundled policies are part of the engine, not of a snapshot: compiled once per process.
+const bundledByUri: ReadonlyMap<string, CompiledPolicy> = new Map(
+  BUNDLED_POLICIES.map((policy) => {
+    const compiled = compilePolicy(policy);
+    return [compiled.uri, compiled];
+  }),
+);
+
+/** Compiles the tenant, reusing unchanged NPL policies from its previous compiled state. */
+export function compileTenant(
+  config: TenantConfig,
+  previous: CompiledTenant | undefined,
+): CompiledTenant {
+  const policiesByUri = new Map(bundledByUri);
+  const policiesByContent = new Map<string, CompiledPolicy>();
+  for (const version of config.policies) {
+    const uri = formatPolicyUri({ name: version.name, version: version.version });
+    const contentKey = `${uri}#${version.contentHash}`;
+    const compiled =
+      previous?.policiesByContent.get(contentKey) ?? compileStoredPolicy(uri, version.document);
+    policiesByContent.set(contentKey, compiled);
+    policiesByUri.set(uri, compiled);
+  }
+  const pinnedPolicies = config.gatewayPolicy.pinnedPolicies.map(
+    (uri) => policiesByUri.get(uri) ?? buildFailClosedPolicy(uri, 'not published'),
+  );
+  const agents = new Map(config.agents.map((agent) => [agent.id, compileAgent(config.id, agent)]));
+  return {
+    source: config,
+    id: config.id,
+    name: config.name,
+    configVersion: config.configVersion,
+    policy: compileGatewayPolicy(config.gatewayPolicy),
+    servers: new Map(
+      config.servers.map((server) => [server.serverId, compileServer(config, server)]),
+    ),
+    agents,
+    agentsByPublicKey: new Map([...agents.values()].map((agent) => [agent.publicKey, agent])),
+    policiesByUri,
+    policiesByContent,
+    pinnedPolicies,
+    nplTenant: Object.freeze({ id: config.id, name: config.name }),
+  };
+}
+
+/** The tenant's API keys, each pointing at the compiled tenant it authenticates for. */
+export function compileApiKeys(config: TenantConfig, tenant: CompiledTenant): CompiledApiKey[] {
+  return config.apiKeys.map((key) => ({
+    id: key.id,
+    prefix: key.prefix,
+    tenant,
+    secretHash: key.secretHash,
+    scopes: new Set(key.scopes),
+    expiresAtMs: key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt),
+  }));
+}
+
+function compileStoredPolicy(uri: string, document: unknown): CompiledPolicy {
+  try {
+    return compilePolicy(parsePolicy(document as object));
+  } catch (error) {
+    // A stored document that no longer compiles must not open the gate.
+    return buildFailClosedPolicy(uri, `stored document invalid: ${(error as Error).message}`);
+  }
+}
+
+function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolicy {
+  return {
+    source,
+    trustedServers: new Set(source.trustedServers),
+    isMethodBlocked: compileNameMatcher(source.blockedMethods),
+    isToolBlocked: compileNameMatcher(source.blockedTools),
+    denyDestructive: source.denyDestructive,
+    detectDestructive: compileDestructiveDetector({ toolPatterns: source.destructiveToolPatterns }),
+    detectExfiltration: compileExfiltrationDetector({
+      detectSecrets: source.exfilDetectSecrets,
+      bulkExportLimit: source.exfilBulkExportLimit,
+      checkDestinations: source.exfilCheckDestinations,
+      allowedDomains: source.exfilAllowedDomains,
+    }),
+    oauthMode: source.oauthMode,
+    allowedModes: new Set(source.allowedModes),
+    approvalTtlMs: source.approvalTtlSeconds * 1000,
+    maxDelegationDepth: source.maxDelegationDepth,
+  };
+}
+
+function compileServer(tenant: TenantConfig, server: McpServerConfig): CompiledServer {
+  return {
+    serverId: server.serverId,
+    serverKey: `${tenant.id}/${server.serverId}`,
+    url: server.url,
+    transport: server.transport,
+    mockResults: new Map(Object.entries(server.mockResults)),
+    toolAnnotations: new Map(Object.entries(server.toolAnnotations)),
+    nplServer: Object.freeze({ id: server.serverId }),
+  };
+}
+
+function compileAgent(tenantId: TenantId, agent: AgentConfig): CompiledAgent {
+  return {
+    id: agent.id,
+    tenantId,
+    name: agent.name,
+    role: agent.role,
+    killed: agent.status !== 'active',
+    isToolAllowed: compileAllowList(agent.allowedTools),
+    publicKey: agent.publicKey,
+    nplAgent: Object.freeze({ id: agent.id, name: agent.name, role: agent.role }),
+  };
+}

@@ -1,0 +1,125 @@
+// The gateway's process configuration, read once from the environment and validated: every
+// variable the README's configuration table lists, with its default. Invalid values fail the start
+// with CONFIG_INVALID naming the variable, never a silent fallback.
+import { resolve } from 'node:path';
+import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+
+export interface GatewayConfig {
+  readonly host: string;
+  readonly port: number;
+  /** PGlite data directory, and where the admin key file is written. */
+  readonly dataDir: string;
+  /** PostgreSQL server; when absent the embedded PGlite database in dataDir is used. */
+  readonly databaseUrl: string | undefined;
+  /** PostgreSQL schema holding the gateway's tables. */
+  readonly databaseSchema: string;
+  readonly logLevel: LogLevel;
+  /** How long a graceful shutdown may take before the process exits anyway. */
+  readonly shutdownTimeoutMs: number;
+  /** NEXUS_REQUIRE_MCP_OAUTH: every production forward carries a gateway-minted token. */
+  readonly requireMcpOAuth: boolean;
+  /** AGENT_GATEWAY_ACCESS_LOG: one log line per HTTP request besides the decision lines. */
+  readonly accessLog: boolean;
+  /** How long registering or changing an MCP server waits for its tools/list, in ms. */
+  readonly toolsListWaitMs: number;
+  /** Period of the refresh of every MCP server's tool definitions, in ms. */
+  readonly toolsRefreshIntervalMs: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Every setting, for `--help` and the README: name, default, meaning. */
+export const CONFIG_VARIABLES = [
+  ['AGENT_GATEWAY_HOST', '127.0.0.1', 'Address to listen on (0.0.0.0 for all interfaces).'],
+  ['AGENT_GATEWAY_PORT', '8080', 'Port to listen on (0 picks a free one).'],
+  ['AGENT_GATEWAY_DATA_DIR', './data', 'Embedded database and the admin key file.'],
+  ['DATABASE_URL', '(unset)', 'PostgreSQL connection string; unset uses the embedded database.'],
+  ['AGENT_GATEWAY_DB_SCHEMA', 'public', 'PostgreSQL schema holding the tables.'],
+  ['AGENT_GATEWAY_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent.'],
+  ['AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', '10000', 'Longest graceful shutdown before exiting.'],
+  [
+    'AGENT_GATEWAY_ACCESS_LOG',
+    'false',
+    'true: also log every HTTP request (inspect decisions are logged either way; allows at debug).',
+  ],
+  [
+    'AGENT_GATEWAY_TOOLS_LIST_WAIT_MS',
+    '2000',
+    'How long registering or changing an MCP server waits for its tools/list (then learnt in the background).',
+  ],
+  [
+    'AGENT_GATEWAY_TOOLS_REFRESH_INTERVAL_MS',
+    '300000',
+    "Period of the refresh of every MCP server's tool definitions (annotations such as destructiveHint).",
+  ],
+  [
+    'NEXUS_REQUIRE_MCP_OAUTH',
+    'false',
+    'true: every production forward must carry a gateway-minted access token.',
+  ],
+] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const logLevel = env.AGENT_GATEWAY_LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw invalid('AGENT_GATEWAY_LOG_LEVEL', logLevel, `one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const schema = env.AGENT_GATEWAY_DB_SCHEMA || 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw invalid('AGENT_GATEWAY_DB_SCHEMA', schema, 'a lower-case SQL identifier');
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw invalid('DATABASE_URL', '(hidden)', 'a postgresql:// connection string');
+  }
+  return {
+    host: env.AGENT_GATEWAY_HOST || '127.0.0.1',
+    port: integer(env, 'AGENT_GATEWAY_PORT', 8080, 0, 65_535),
+    dataDir: resolve(env.AGENT_GATEWAY_DATA_DIR || './data'),
+    databaseUrl,
+    databaseSchema: schema,
+    logLevel: logLevel as LogLevel,
+    shutdownTimeoutMs: integer(env, 'AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    requireMcpOAuth: boolean(env, 'NEXUS_REQUIRE_MCP_OAUTH'),
+    accessLog: boolean(env, 'AGENT_GATEWAY_ACCESS_LOG'),
+    toolsListWaitMs: integer(env, 'AGENT_GATEWAY_TOOLS_LIST_WAIT_MS', 2_000, 0, 60_000),
+    toolsRefreshIntervalMs: integer(
+      env,
+      'AGENT_GATEWAY_TOOLS_REFRESH_INTERVAL_MS',
+      300_000,
+      1_000,
+      86_400_000,
+    ),
+  };
+}
+
+function integer(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw invalid(name, text, `a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name];
+  if (text === undefined || text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true' || text === '1') return true;
+  throw invalid(name, text, 'true or false');
+}
+
+function invalid(name: string, value: string, expected: string): GatewayError {
+  return gatewayError('CONFIG_INVALID', {
+    setting: `${name}=${value}`,
+    problem: `expected ${expected}`,
+  });
+}

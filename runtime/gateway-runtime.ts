@@ -1,0 +1,227 @@
+// Composes a gateway process without listening or touching the database: the HTTP edge, the data
+// plane (every data-plane route, from data-plane/app.ts), the control plane (one plugin), and what
+// feeds them — the audit writer, the snapshot store and its publisher, the upstream pool, the
+// event bus. The role decides which planes a process serves (docs/architecture.md).
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Caller } from '../control-plane/graphql/context.js';
+import { controlPlanePlugin } from '../control-plane/plugin.js';
+import { SnapshotPublisher } from '../control-plane/snapshot/publisher.js';
+import { ConfigStreamHub } from '../control-plane/stream/hub.js';
+import { ToolRefresher } from '../control-plane/tools/refresher.js';
+import { buildDataPlaneApp } from '../data-plane/app.js';
+import { ExecutionRegistry } from '../data-plane/executions.js';
+import { KeyUsageRecorder } from '../data-plane/key-usage.js';
+import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
+import { findPresentedKey } from '../data-plane/plugins/auth.js';
+import type { Readiness } from '../data-plane/plugins/health.js';
+import { createGatewayMetrics, type GatewayMetrics } from '../data-plane/plugins/metrics.js';
+import { buildServer } from '../data-plane/server.js';
+import { type SnapshotApplyResult, SnapshotStore } from '../data-plane/store/snapshot-store.js';
+import {
+  createUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientOptions,
+} from '../data-plane/upstream/index.js';
+import { createEventBus, type EventBus, publishAuditEntries } from '../shared/events/index.js';
+import type { ConfigSnapshot } from '../shared/snapshot/index.js';
+import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
+import type { Database } from '../storage/database.js';
+import { withStorableText } from '../storage/storable-audit.js';
+
+/** The parts of a running gateway: the HTTP app, the in-memory configuration and its feeders. */
+export interface GatewayRuntime {
+  readonly app: FastifyInstance;
+  readonly audit: AuditWriter;
+  readonly store: SnapshotStore;
+  readonly publisher: SnapshotPublisher;
+  /** Learns MCP servers' tool definitions; `start()` it beside the publisher. */
+  readonly toolRefresher: ToolRefresher;
+  /** Learns tool definitions from the tools/list answers inspect forwards. */
+  readonly listedTools: ListedToolsRecorder;
+  readonly upstream: UpstreamClient;
+  readonly executions: ExecutionRegistry;
+  readonly metrics: GatewayMetrics;
+  /** Approval and audit events (subscriptions, long-polls); closed by `stop()`. */
+  readonly events: EventBus;
+  /** The configuration stream to remote data planes (role `control-plane` only). */
+  readonly configStream: ConfigStreamHub | undefined;
+  /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
+  stop(): Promise<void>;
+}
+
+/**
+ * `all`: both planes in one process, the store fed by the in-process publisher.
+ * `control-plane`: GraphQL and the configuration stream, no data-plane routes.
+ * `data-plane`: data-plane routes only; the publisher is never started, a remote client
+ * (data-plane/remote) feeds the store.
+ */
+export type GatewayRole = 'all' | 'control-plane' | 'data-plane';
+
+export interface GatewayRuntimeOptions {
+  readonly db: Database;
+  readonly logger: Logger;
+  readonly readiness: Readiness;
+  readonly snapshotPollIntervalMs?: number;
+  readonly upstream?: UpstreamClientOptions;
+  readonly requireMcpOAuth?: boolean;
+  /** How long registering or changing an MCP server waits for its tools/list (default 2000). */
+  readonly toolsListWaitMs?: number;
+  /** Period of the refresh of every server's tool definitions (default 300000). */
+  readonly toolsRefreshIntervalMs?: number;
+  /** Default `all`. */
+  readonly role?: GatewayRole;
+  readonly defaultMetrics?: boolean;
+  /** Fastify's per-request log lines (AGENT_GATEWAY_ACCESS_LOG); decisions are logged anyway. */
+  readonly accessLog?: boolean;
+  /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
+  readonly events?: EventBus;
+}
+
+export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
+  const { db, logger } = options;
+  const role = options.role ?? 'all';
+  const accessLog = options.accessLog ?? false;
+  const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
+  const events = options.events ?? createEventBus();
+  // Request data in an entry is stored in the storable encoding: a deny is never refused for it.
+  const audit = withStorableText(
+    createAuditWriter(db, {
+      onCommitted: publishAuditEntries(events),
+      onFlush(info) {
+        metrics.auditFlushDuration.observe(info.durationMs / 1000);
+        metrics.auditFlushEntries.inc(info.entries);
+      },
+      onFlushError(info) {
+        logger.error({ err: info.error, entries: info.entries }, 'audit flush failed');
+      },
+    }),
+  );
+  const store = new SnapshotStore();
+  store.onApply((snapshot) => metrics.snapshotVersion.set(snapshot.version));
+  const publisher = new SnapshotPublisher(
+    db,
+    { apply: (snapshot) => applySnapshot(store, snapshot, metrics, logger) },
+    { logger, pollIntervalMs: options.snapshotPollIntervalMs },
+  );
+  const upstream = createUpstreamClient(options.upstream);
+  const toolRefresher = new ToolRefresher({
+    db,
+    listTools: (target, signal) => upstream.listToolDefinitions(target, { signal }),
+    publish: () => publisher.publishNow(),
+    waitMs: options.toolsListWaitMs,
+    intervalMs: options.toolsRefreshIntervalMs,
+    logger,
+    onOutcome: (trigger, outcome) => metrics.toolRefreshes.inc({ trigger, outcome }),
+  });
+  const listedTools = new ListedToolsRecorder(db, {
+    // With both planes here, serve what was learnt at once; a data plane alone leaves it to the
+    // control plane, which notices the bumped configVersion.
+    ...(role === 'all' ? { onChanged: () => publisher.publishNow() } : {}),
+    onOutcome: (outcome) => metrics.toolRefreshes.inc({ trigger: 'passthrough', outcome }),
+    logger,
+  });
+  const executions = new ExecutionRegistry();
+  const keyUsage = new KeyUsageRecorder(db, { logger });
+  // A control plane alone serves the HTTP edge without data-plane routes.
+  const app =
+    role === 'control-plane'
+      ? await buildServer({ logger, readiness: options.readiness, metrics, accessLog })
+      : await buildDataPlaneApp({
+          logger,
+          readiness: options.readiness,
+          metrics,
+          accessLog,
+          store,
+          db,
+          audit,
+          upstream,
+          executions,
+          events,
+          requireMcpOAuth: options.requireMcpOAuth ?? false,
+          onKeyUse: (keyId) => keyUsage.record(keyId),
+          listedTools,
+        });
+  let configStream: ConfigStreamHub | undefined;
+  if (role === 'control-plane') {
+    configStream = new ConfigStreamHub({
+      onBehind: (version) => {
+        publisher.publishAbove(version).catch((error: unknown) => {
+          logger.error({ err: error }, 'configuration snapshot build failed');
+        });
+      },
+    });
+    publisher.addSink(configStream);
+  }
+  if (role !== 'data-plane') {
+    await app.register(controlPlanePlugin, {
+      db,
+      audit,
+      publisher,
+      tools: toolRefresher,
+      events,
+      configStream,
+      authenticate: (authorization) => authenticateCaller(authorization, store),
+    });
+  }
+  return {
+    app,
+    audit,
+    store,
+    publisher,
+    toolRefresher,
+    listedTools,
+    upstream,
+    executions,
+    metrics,
+    events,
+    configStream,
+    async stop() {
+      publisher.stop();
+      await toolRefresher.stop();
+      await listedTools.idle();
+      configStream?.close();
+      await keyUsage.stop();
+      await audit.close();
+      await upstream.close();
+      await events.close();
+    },
+  };
+}
+
+/**
+ * Applies a snapshot to the store, counting and logging what happened: every process feeds its
+ * store through here, from the in-process publisher or the configuration stream client.
+ */
+export function applySnapshot(
+  store: SnapshotStore,
+  snapshot: ConfigSnapshot,
+  metrics: GatewayMetrics,
+  logger: Logger,
+): SnapshotApplyResult {
+  const result = store.apply(snapshot);
+  metrics.snapshotApplied.inc({ result: result.applied ? 'applied' : 'rejected' });
+  if (!result.applied) {
+    logger.warn({ version: result.version, reason: result.reason }, 'snapshot rejected');
+    return result;
+  }
+  for (const rejected of result.rejectedTenants) {
+    metrics.snapshotApplied.inc({ result: 'tenant_rejected' });
+    logger.warn(
+      { version: result.version, ...rejected },
+      'tenant configuration rejected; keeping its last good state',
+    );
+  }
+  return result;
+}
+
+/** The GraphQL caller of an API key, checked exactly as the data plane checks it. */
+function authenticateCaller(authorization: string | undefined, store: SnapshotStore): Caller {
+  const key = findPresentedKey(authorization, store.current);
+  return {
+    tenantId: key.tenant.id,
+    tenantName: key.tenant.name,
+    keyId: key.id,
+    scopes: key.scopes,
+  };
+}

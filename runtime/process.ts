@@ -1,0 +1,137 @@
+// The one start/stop skeleton of every server process (`start`, `control-plane`, `data-plane`).
+// Order matters for operators: configuration and storage problems fail before anything listens;
+// the port is taken next (so a port in use fails fast and releases the data directory); what makes
+// the process ready (migrations, bootstrap, the first snapshot) runs while /healthz already answers
+// and /readyz says why it is not ready yet. Shutdown drains requests, stops the feeds, flushes the
+// audit queue and closes the database, in that order; a failed start releases everything it took.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
+import type { AuditWriter } from '../storage/audit-writer.js';
+import { type Database, openDatabase } from '../storage/database.js';
+import { openEventBus } from '../storage/events/index.js';
+import type { GatewayConfig } from './config.js';
+import { buildGatewayRuntime, type GatewayRole, type GatewayRuntime } from './gateway-runtime.js';
+import { listen } from './listen.js';
+
+export interface RunningProcess {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly db: Database;
+  readonly audit: AuditWriter;
+  readonly readiness: Readiness;
+  readonly runtime: GatewayRuntime;
+  /** Stops accepting requests, drains, flushes the audit queue, closes the database. */
+  close(): Promise<void>;
+}
+
+/** What differs between the server processes; everything else is the skeleton's. */
+export interface ProcessPlan {
+  readonly role: GatewayRole;
+  /** What /readyz says until the process is ready. */
+  readonly initialReadiness: string;
+  /** After the runtime is built, before listening (e.g. load the persisted snapshot). */
+  prepare?(runtime: GatewayRuntime): Promise<void>;
+  /** After listening: what makes the process ready. It marks `readiness` (now or later). */
+  start(context: {
+    runtime: GatewayRuntime;
+    db: Database;
+    url: string;
+    readiness: Readiness;
+  }): Promise<void>;
+  /** The first step of shutdown, before draining (e.g. stop the configuration stream client). */
+  stopFeeds?(): Promise<void>;
+}
+
+export async function startProcess(
+  config: GatewayConfig,
+  logger: Logger,
+  plan: ProcessPlan,
+): Promise<RunningProcess> {
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir,
+    schema: config.databaseSchema,
+    lockOwner: { command: plan.role === 'all' ? 'start' : plan.role },
+  });
+  logger.info({ storage: db.location }, 'storage opened');
+  const readiness = createReadiness();
+  readiness.reason = plan.initialReadiness;
+  let runtime: GatewayRuntime | undefined;
+  try {
+    // PostgreSQL: LISTEN/NOTIFY, so subscribers and long-polls see the writes of every process.
+    const events = await openEventBus({
+      url: config.databaseUrl,
+      schema: config.databaseSchema,
+      onError: (err, during) => logger.warn({ err, during }, 'event bus problem'),
+    });
+    try {
+      runtime = await buildGatewayRuntime({
+        events,
+        db,
+        logger,
+        readiness,
+        requireMcpOAuth: config.requireMcpOAuth,
+        toolsListWaitMs: config.toolsListWaitMs,
+        toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
+        accessLog: config.accessLog,
+        role: plan.role,
+      });
+    } catch (error) {
+      await events.close().catch(() => {});
+      throw error;
+    }
+    await plan.prepare?.(runtime);
+    const url = await listen(runtime.app, config);
+    await db.advertise({ command: plan.role === 'all' ? 'start' : plan.role, url });
+    logger.info({ url }, 'listening');
+    await plan.start({ runtime, db, url, readiness });
+    const started = runtime;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      app: started.app,
+      db,
+      audit: started.audit,
+      readiness,
+      runtime: started,
+      close() {
+        closing ??= shutdown(plan, started, db, readiness, logger);
+        return closing;
+      },
+    };
+  } catch (error) {
+    readiness.ready = false;
+    await plan.stopFeeds?.().catch(() => {});
+    await runtime?.app.close().catch(() => {});
+    await runtime?.stop().catch(() => {});
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** Marks the process ready and says so once. */
+export function markReady(readiness: Readiness, logger: Logger, details: object): void {
+  if (readiness.ready) return;
+  readiness.ready = true;
+  readiness.reason = '';
+  logger.info(details, 'ready');
+}
+
+async function shutdown(
+  plan: ProcessPlan,
+  runtime: GatewayRuntime,
+  db: Database,
+  readiness: Readiness,
+  logger: Logger,
+): Promise<void> {
+  readiness.ready = false;
+  readiness.reason = 'shutting down';
+  logger.info('shutting down: draining requests');
+  await plan.stopFeeds?.();
+  await runtime.app.close();
+  await runtime.stop();
+  logger.info('audit queue flushed');
+  await db.close();
+  logger.info('stopped');
+}

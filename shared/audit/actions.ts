@@ -1,0 +1,46 @@
+// Every action the gateway writes to a tenant's audit trail, in one place: the writers name their
+// action from here, so a reader (the auditTrail query's `action` filter, an export consumer, the
+// table in docs/audit.md) has one list to go by, and a misspelt action is a compile error instead
+// of an entry no filter finds. The strings are part of the hashed entry and of exports already
+// written: a value never changes, a new action gets a new name.
+
+export const AUDIT_ACTIONS = {
+  /** The data plane blocked a tool call (any reason code, malformed requests included). */
+  INSPECT_DENY: 'inspect.deny',
+  /** Shadow mode: the call would have been blocked or held; it was forwarded anyway. */
+  INSPECT_SHADOW_BLOCK: 'inspect.shadow_block',
+  /** An NPL rule held a call for a human; the approval was created. */
+  APPROVAL_REQUESTED: 'approval.requested',
+  /** The agent resubmitted the held call with its approved approval, which let it through once. */
+  APPROVAL_USED: 'approval.used',
+  /** An operator approved a held call. */
+  APPROVAL_APPROVED: 'approval.approved',
+  /** An operator rejected a held call. */
+  APPROVAL_REJECTED: 'approval.rejected',
+  /** A tenant was created (by the first start, or by an operator). */
+  TENANT_CREATED: 'tenant.created',
+  /** An API key was created (the first start's admin key, or by an operator). */
+  API_KEY_CREATED: 'api_key.created',
+  /** An operator revoked an API key. */
+  API_KEY_REVOKED: 'api_key.revoked',
+  /** An operator changed the tenant's gateway policy. */
+  GATEWAY_POLICY_UPDATED: 'gateway_policy.updated',
+  /** An operator registered an MCP server (or registered it again with new settings). */
+  MCP_SERVER_REGISTERED: 'mcp_server.registered',
+  /** An operator changed a registered MCP server. */
+  MCP_SERVER_UPDATED: 'mcp_server.updated',
+  /** An operator removed a registered MCP server. */
+  MCP_SERVER_REMOVED: 'mcp_server.removed',
+  /** An operator created an agent. */
+  AGENT_CREATED: 'agent.created',
+  /** An operator changed an agent's role, allowed tools or persona. */
+  AGENT_UPDATED: 'agent.updated',
+  /** An operator published an NPL policy version. */
+  NPL_POLICY_PUBLISHED: 'npl_policy.published',
+  /** An operator pinned a policy version: it is evaluated on every inspect of the tenant. */
+  NPL_POLICY_PINNED: 'npl_policy.pinned',
+  /** An operator unpinned a policy version. */
+  NPL_POLICY_UNPINNED: 'npl_policy.unpinned',
+} as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

@@ -1,0 +1,97 @@
+// Writes what was learnt of an upstream's tools to its McpServer row. Both planes write here: the
+// control plane's refresher (a full `tools/list`, when a server is registered or changed, and
+// periodically) and the data plane (each `tools/list` answer an agent's call passes through, which
+// may be one page of several). A write applies only while the row still points at the URL that
+// was listed, so a slow answer of an old URL never lands on a server moved elsewhere. When the
+// stored definitions change, the tenant's configVersion is bumped in the same transaction: every
+// snapshot publisher notices (readConfigFingerprint) and data planes get the new annotations.
+// A failed refresh keeps the definitions and records why and when, for the operator.
+
+import { canonicalJson } from '../shared/json/canonical-json.js';
+import {
+  type ListedTool,
+  MAX_STORED_TOOLS,
+  readStoredDefinitions,
+  toStoredDefinitions,
+} from '../shared/tools/tool-definitions.js';
+import type { Database } from './database.js';
+
+export interface StoreToolDefinitionsInput {
+  readonly tenantId: string;
+  readonly serverId: string;
+  /** The URL that was listed. */
+  readonly url: string;
+  readonly tools: readonly ListedTool[];
+  /**
+   * true: the whole list (it replaces the stored definitions and counts as a refresh);
+   * false: a part of it (one page passing through): its tools are added or replaced.
+   */
+  readonly complete: boolean;
+  readonly at?: Date;
+}
+
+/** `changed`: the stored definitions differ now; `gone`: no row at that URL any more. */
+export type StoreToolDefinitionsResult = 'changed' | 'unchanged' | 'gone';
+
+export async function storeToolDefinitions(
+  db: Database,
+  input: StoreToolDefinitionsInput,
+): Promise<StoreToolDefinitionsResult> {
+  const { tenantId, serverId, url } = input;
+  const learnt = toStoredDefinitions(input.tools);
+  return db.prisma.$transaction(async (tx) => {
+    const row = await tx.mcpServer.findUnique({
+      where: { tenantId_serverId: { tenantId, serverId } },
+      select: { url: true, toolAnnotations: true },
+    });
+    if (row === null || row.url !== url) return 'gone';
+    const current = readStoredDefinitions(row.toolAnnotations);
+    const next = input.complete ? learnt : { ...current, ...learnt };
+    if (Object.keys(next).length > MAX_STORED_TOOLS) {
+      throw new RangeError(`more than ${MAX_STORED_TOOLS} tools for one server`);
+    }
+    const changed = canonicalJson(next) !== canonicalJson(current);
+    if (!changed && !input.complete) return 'unchanged';
+    await tx.mcpServer.update({
+      where: { tenantId_serverId: { tenantId, serverId } },
+      data: {
+        ...(changed ? { toolAnnotations: next as object } : {}),
+        ...(input.complete
+          ? {
+              toolsRefreshedAt: input.at ?? new Date(),
+              toolsRefreshError: null,
+              toolsRefreshFailedAt: null,
+            }
+          : {}),
+      },
+    });
+    if (changed) {
+      await tx.tenant.update({
+        where: { id: tenantId },
+        data: { configVersion: { increment: 1 } },
+      });
+    }
+    return changed ? 'changed' : 'unchanged';
+  });
+}
+
+export interface StoreToolRefreshFailureInput {
+  readonly tenantId: string;
+  readonly serverId: string;
+  readonly url: string;
+  /** Why, short and safe to show (no response bodies, no secrets). */
+  readonly error: string;
+  readonly at?: Date;
+}
+
+/** Records a failed refresh; the stored definitions stay. False when the row moved or left. */
+export async function storeToolRefreshFailure(
+  db: Database,
+  input: StoreToolRefreshFailureInput,
+): Promise<boolean> {
+  const { count } = await db.prisma.mcpServer.updateMany({
+    where: { tenantId: input.tenantId, serverId: input.serverId, url: input.url },
+    data: { toolsRefreshError: input.error, toolsRefreshFailedAt: input.at ?? new Date() },
+  });
+  return count > 0;
+}

@@ -1,0 +1,113 @@
+// The inspect body has one contract (body-schema.ts). request.ts puts a hand-written fast path in
+// front of it for speed; these properties pin that the fast path never says yes where the schema
+// says no, and that what the route parses is what the schema reads.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { inspectBodySchema } from '../../../data-plane/routes/inspect/body-schema.js';
+import { parseInspectRequest } from '../../../data-plane/routes/inspect/request.js';
+
+/** Mostly `valid`, sometimes `invalid`: the properties need both kinds of bodies. */
+function mostly<T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>): fc.Arbitrary<T | U> {
+  return fc.oneof({ arbitrary: valid, weight: 12 }, { arbitrary: invalid, weight: 1 });
+}
+const name = fc.string({ minLength: 1, maxLength: 12 });
+const badValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.integer(),
+  fc.boolean(),
+  fc.constantFrom('', 'a'.repeat(257)),
+  fc.array(fc.string(), { maxLength: 2 }),
+);
+const body = fc.record(
+  {
+    agent_id: mostly(name, badValue),
+    execution_id: mostly(name, badValue),
+    server_id: mostly(name, badValue),
+    tool_name: mostly(fc.constant('echo'), fc.constantFrom('other', '', 7)),
+    execution_mode: mostly(
+      fc.constantFrom('production', 'simulation', 'shadow'),
+      fc.constantFrom('dry-run', 1),
+    ),
+    policy: mostly(fc.constantFrom(undefined, 'svc://p@1.0.0'), fc.integer()),
+    approval_id: mostly(fc.option(name, { nil: undefined }), badValue),
+    request: mostly(
+      fc.record(
+        {
+          jsonrpc: mostly(fc.constant('2.0'), fc.constantFrom('1.0', 2)),
+          id: mostly(fc.oneof(fc.integer(), name), fc.constantFrom(null, 'a'.repeat(257))),
+          method: mostly(fc.constantFrom('tools/call', 'tools/list'), fc.constantFrom('', 3)),
+          params: mostly(
+            fc.record({
+              name: mostly(fc.constant('echo'), fc.constant('other')),
+              arguments: mostly(
+                fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 })),
+                badValue,
+              ),
+            }),
+            badValue,
+          ),
+          extra: mostly(fc.constant(undefined), fc.integer()),
+        },
+        { requiredKeys: [] },
+      ),
+      badValue,
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+describe('inspect body: request.ts and body-schema.ts are one contract', () => {
+  it('every body the route accepts, the schema accepts with the same values', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(body, (candidate) => {
+        const json = JSON.parse(JSON.stringify(candidate)) as unknown;
+        const parsed = parseInspectRequest(json);
+        if (!parsed.ok) return;
+        accepted++;
+        const schema = inspectBodySchema.safeParse(json);
+        expect(schema.success).toBe(true);
+        if (!schema.success) return;
+        const { value } = parsed;
+        expect({
+          agentId: value.agentId,
+          executionId: value.executionId,
+          serverId: value.serverId,
+          toolName: value.toolName,
+          mode: value.mode,
+          policy: value.policy,
+          approvalId: value.approvalId,
+          rpc: { jsonrpc: value.rpc.jsonrpc, id: value.rpc.id, method: value.rpc.method },
+        }).toEqual({
+          agentId: schema.data.agent_id,
+          executionId: schema.data.execution_id,
+          serverId: schema.data.server_id,
+          toolName: schema.data.tool_name,
+          mode: schema.data.execution_mode,
+          policy: schema.data.policy,
+          approvalId: schema.data.approval_id,
+          rpc: {
+            jsonrpc: schema.data.request.jsonrpc,
+            id: schema.data.request.id,
+            method: schema.data.request.method,
+          },
+        });
+      }),
+      { numRuns: 3000, seed: 20261123 },
+    );
+    // The generator must reach valid bodies, or the property says nothing.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('every body the schema refuses, the route refuses as MCP_MALFORMED_RPC', () => {
+    fc.assert(
+      fc.property(body, (candidate) => {
+        const json = JSON.parse(JSON.stringify(candidate)) as unknown;
+        if (inspectBodySchema.safeParse(json).success) return;
+        expect(parseInspectRequest(json).ok).toBe(false);
+      }),
+      { numRuns: 3000, seed: 20261124 },
+    );
+  });
+});
