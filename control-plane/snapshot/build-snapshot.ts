@@ -8,6 +8,7 @@
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
 import {
   type AgentStatus,
+  type CaKeyStatus,
   type ConfigSnapshot,
   checkSnapshotConsistency,
   type ExecutionMode,
@@ -19,6 +20,7 @@ import {
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
 import type { Database } from '../../storage/database.js';
+import { Prisma } from '../../prisma/generated/client/client.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {
@@ -43,7 +45,8 @@ export async function buildConfigSnapshot(
 ): Promise<ConfigSnapshot> {
   const now = new Date();
   const { prisma } = db;
-  const [tenants, policies, keys, servers, agents, versions] = await Promise.all([
+  const [tenants, policies, keys, servers, agents, versions, caKeys, statusLists] =
+    await Promise.all([
     prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
     prisma.gatewayPolicy.findMany(),
     prisma.apiKey.findMany({
@@ -52,6 +55,20 @@ export async function buildConfigSnapshot(
     prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
     prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
     prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
+    // Public halves only: the sealed private key never leaves the control plane.
+    prisma.tenantSigningKey.findMany({
+      where: {
+        purpose: 'agentiam-ca',
+        OR: [{ status: 'active' }, { status: 'retired', resolvableUntil: { gt: now } }],
+      },
+      select: { id: true, tenantId: true, publicKey: true, status: true, resolvableUntil: true },
+      orderBy: { createdAt: 'desc' },
+    }),
+    prisma.statusList.findMany({
+      where: { credential: { not: Prisma.DbNull } },
+      select: { id: true, tenantId: true, version: true, credential: true },
+      orderBy: { id: 'asc' },
+    }),
   ]);
   const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
     const map = new Map<string, T[]>();
@@ -67,6 +84,8 @@ export async function buildConfigSnapshot(
   const serversOf = byTenant(servers);
   const agentsOf = byTenant(agents);
   const versionsOf = byTenant(versions);
+  const caKeysOf = byTenant(caKeys);
+  const statusListsOf = byTenant(statusLists);
 
   const tenantConfigs: TenantConfig[] = tenants.map((tenant) => {
     const policy = policyOf.get(tenant.id);
@@ -104,6 +123,19 @@ export async function buildConfigSnapshot(
         contentHash: row.contentHash,
         document: row.document,
       })),
+      identity: {
+        caKeys: (caKeysOf.get(tenant.id) ?? []).map((key) => ({
+          id: key.id,
+          publicKeyMultibase: key.publicKey,
+          status: key.status as CaKeyStatus,
+          resolvableUntil: key.resolvableUntil?.toISOString() ?? null,
+        })),
+        statusLists: (statusListsOf.get(tenant.id) ?? []).map((list) => ({
+          id: list.id,
+          version: list.version,
+          credential: asRecord(list.credential),
+        })),
+      },
     };
   });
   const snapshot: ConfigSnapshot = { version, builtAt: now.toISOString(), tenants: tenantConfigs };
@@ -131,6 +163,7 @@ function toGatewayPolicyConfig(row: GatewayPolicyRow): GatewayPolicyConfig {
     exfilAllowedDomains: row.exfilAllowedDomains,
     oauthMode: row.oauthMode as OAuthMode,
     maxDelegationDepth: row.maxDelegationDepth,
+    requireAgentIdentity: row.requireAgentIdentity,
     pinnedPolicies: row.pinnedPolicies,
     allowedModes: row.allowedModes as ExecutionMode[],
     approvalTtlSeconds: row.approvalTtlSeconds,
@@ -150,6 +183,7 @@ const CLOSED_POLICY: GatewayPolicyConfig = {
   exfilAllowedDomains: [],
   oauthMode: 'none',
   maxDelegationDepth: 0,
+  requireAgentIdentity: true,
   pinnedPolicies: [],
   allowedModes: [],
   approvalTtlSeconds: 0,

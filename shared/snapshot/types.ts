@@ -22,6 +22,37 @@ export interface TenantConfig {
   readonly agents: readonly AgentConfig[];
   /** Every NPL policy version the tenant published (bundled ones are part of the engine). */
   readonly policies: readonly PolicyVersionConfig[];
+  /** AgentIAM public material: CA public keys and signed status lists (never a private key). */
+  readonly identity: TenantIdentityConfig;
+}
+
+export interface TenantIdentityConfig {
+  /** The current `agentiam-ca` key, and retired ones still within their window. */
+  readonly caKeys: readonly CaKeyConfig[];
+  /** The tenant's revocation status lists, each as its current signed credential. */
+  readonly statusLists: readonly StatusListConfig[];
+}
+
+export const CA_KEY_STATUSES = ['active', 'retired'] as const;
+export type CaKeyStatus = (typeof CA_KEY_STATUSES)[number];
+
+export interface CaKeyConfig {
+  /** TenantSigningKey.id (kid). */
+  readonly id: string;
+  /** `z6Mk…` (multibase base58btc of multicodec 0xed01 + 32 bytes). */
+  readonly publicKeyMultibase: string;
+  readonly status: CaKeyStatus;
+  /** For a retired key: the end of the window in which it still verifies (ISO 8601). */
+  readonly resolvableUntil: string | null;
+}
+
+export interface StatusListConfig {
+  /** StatusList.id; the list is served at /api/v1/agentiam/status-lists/{id}. */
+  readonly id: string;
+  /** Bumped on every bit flip; part of the verification cache key. */
+  readonly version: number;
+  /** The signed BitstringStatusListCredential of this version. */
+  readonly credential: Readonly<Record<string, unknown>>;
 }
 
 export const EXECUTION_MODES = ['production', 'simulation', 'shadow'] as const;
@@ -42,6 +73,8 @@ export interface GatewayPolicyConfig {
   readonly exfilAllowedDomains: readonly string[];
   readonly oauthMode: OAuthMode;
   readonly maxDelegationDepth: number;
+  /** Spec §5.5: every inspect presents a credential and proof of possession. */
+  readonly requireAgentIdentity: boolean;
   readonly pinnedPolicies: readonly string[];
   readonly allowedModes: readonly ExecutionMode[];
   readonly approvalTtlSeconds: number;

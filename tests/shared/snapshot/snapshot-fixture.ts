@@ -21,6 +21,7 @@ const OPEN_POLICY: GatewayPolicyConfig = {
   exfilAllowedDomains: [],
   oauthMode: 'none',
   maxDelegationDepth: 3,
+  requireAgentIdentity: false,
   pinnedPolicies: [],
   allowedModes: ['production', 'simulation', 'shadow'],
   approvalTtlSeconds: 300,
@@ -62,6 +63,7 @@ export function makeTenant(
       },
     ],
     policies: [],
+    identity: { caKeys: [], statusLists: [] },
     ...rest,
     gatewayPolicy: { ...OPEN_POLICY, ...gatewayPolicy },
   };
