@@ -5,6 +5,8 @@
 // per tenant, to the caller's `onProblems`. It is handed out anyway: rejection is per tenant and
 // happens where the last good compiled state lives, in each data plane's store (this process's
 // included), which runs the same check. Reading the rows is where their ids get their brands.
+
+import { Prisma } from '../../prisma/generated/client/client.js';
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
 import {
   type AgentStatus,
@@ -20,7 +22,6 @@ import {
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
 import type { Database } from '../../storage/database.js';
-import { Prisma } from '../../prisma/generated/client/client.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {
@@ -47,29 +48,29 @@ export async function buildConfigSnapshot(
   const { prisma } = db;
   const [tenants, policies, keys, servers, agents, versions, caKeys, statusLists] =
     await Promise.all([
-    prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
-    prisma.gatewayPolicy.findMany(),
-    prisma.apiKey.findMany({
-      where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    }),
-    prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
-    prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
-    prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
-    // Public halves only: the sealed private key never leaves the control plane.
-    prisma.tenantSigningKey.findMany({
-      where: {
-        purpose: 'agentiam-ca',
-        OR: [{ status: 'active' }, { status: 'retired', resolvableUntil: { gt: now } }],
-      },
-      select: { id: true, tenantId: true, publicKey: true, status: true, resolvableUntil: true },
-      orderBy: { createdAt: 'desc' },
-    }),
-    prisma.statusList.findMany({
-      where: { credential: { not: Prisma.DbNull } },
-      select: { id: true, tenantId: true, version: true, credential: true },
-      orderBy: { id: 'asc' },
-    }),
-  ]);
+      prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
+      prisma.gatewayPolicy.findMany(),
+      prisma.apiKey.findMany({
+        where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      }),
+      prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
+      prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
+      prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
+      // Public halves only: the sealed private key never leaves the control plane.
+      prisma.tenantSigningKey.findMany({
+        where: {
+          purpose: 'agentiam-ca',
+          OR: [{ status: 'active' }, { status: 'retired', resolvableUntil: { gt: now } }],
+        },
+        select: { id: true, tenantId: true, publicKey: true, status: true, resolvableUntil: true },
+        orderBy: { createdAt: 'desc' },
+      }),
+      prisma.statusList.findMany({
+        where: { credential: { not: Prisma.DbNull } },
+        select: { id: true, tenantId: true, version: true, credential: true },
+        orderBy: { id: 'asc' },
+      }),
+    ]);
   const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
     const map = new Map<string, T[]>();
     for (const row of rows) {
