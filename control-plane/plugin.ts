@@ -2,6 +2,7 @@
 // graphql-ws) and, when the process feeds remote data planes, the configuration stream. The
 // composition (runtime/) registers it on the shared HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
+import type { PublicUrl } from '../shared/public-url.js';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
 import type { ConfigStreamHub } from './stream/hub.js';
@@ -10,6 +11,8 @@ import { configStreamPlugin } from './stream/plugin.js';
 export interface ControlPlaneDependencies extends GraphQLDependencies {
   /** The configuration stream to remote data planes; absent when the data plane is in-process. */
   readonly configStream?: ConfigStreamHub | undefined;
+  /** The gateway's public base URL: the base of status-list URLs in issued credentials. */
+  readonly publicUrl: PublicUrl;
 }
 
 export async function controlPlanePlugin(

@@ -4,6 +4,7 @@
 // a database or a port.
 import type { FastifyInstance } from 'fastify';
 import type { EventBus } from '../shared/events/index.js';
+import type { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
 import type { ExecutionRegistry } from './executions.js';
@@ -38,6 +39,8 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly maxApprovalWaitSeconds?: number | undefined;
   /** Public compliance batch validation: rate limit and size limits (production defaults). */
   readonly compliance?: CompliancePluginOptions | undefined;
+  /** The gateway's public base URL (status-list URLs, the htu of agent proofs). */
+  readonly publicUrl: PublicUrl;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {

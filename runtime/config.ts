@@ -24,6 +24,8 @@ export interface GatewayConfig {
   readonly toolsListWaitMs: number;
   /** Period of the refresh of every MCP server's tool definitions, in ms. */
   readonly toolsRefreshIntervalMs: number;
+  /** AGENT_GATEWAY_PUBLIC_URL; unset: the URL the process listens on (single process only). */
+  readonly publicUrl: string | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -54,6 +56,11 @@ export const CONFIG_VARIABLES = [
     "Period of the refresh of every MCP server's tool definitions (annotations such as destructiveHint).",
   ],
   [
+    'AGENT_GATEWAY_PUBLIC_URL',
+    '(the listening URL)',
+    'Public base URL of the gateway: status-list URLs in credentials, the htu of agent proofs. Required behind a proxy or in a split deployment.',
+  ],
+  [
     'NEXUS_REQUIRE_MCP_OAUTH',
     'false',
     'true: every production forward must carry a gateway-minted access token.',
@@ -73,6 +80,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw invalid('DATABASE_URL', '(hidden)', 'a postgresql:// connection string');
   }
+  const publicUrl = env.AGENT_GATEWAY_PUBLIC_URL || undefined;
+  if (publicUrl !== undefined && !isHttpBaseUrl(publicUrl)) {
+    throw invalid(
+      'AGENT_GATEWAY_PUBLIC_URL',
+      publicUrl,
+      'an http(s) URL without query or fragment',
+    );
+  }
   return {
     host: env.AGENT_GATEWAY_HOST || '127.0.0.1',
     port: integer(env, 'AGENT_GATEWAY_PORT', 8080, 0, 65_535),
@@ -91,7 +106,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       1_000,
       86_400_000,
     ),
+    publicUrl,
   };
+}
+
+function isHttpBaseUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
 }
 
 function integer(

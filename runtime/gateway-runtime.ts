@@ -24,6 +24,7 @@ import {
   type UpstreamClientOptions,
 } from '../data-plane/upstream/index.js';
 import { createEventBus, type EventBus, publishAuditEntries } from '../shared/events/index.js';
+import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
@@ -46,6 +47,8 @@ export interface GatewayRuntime {
   readonly events: EventBus;
   /** The configuration stream to remote data planes (role `control-plane` only). */
   readonly configStream: ConfigStreamHub | undefined;
+  /** Configured, or learnt when the process listens (runtime/process.ts). */
+  readonly publicUrl: PublicUrl;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
@@ -76,12 +79,15 @@ export interface GatewayRuntimeOptions {
   readonly accessLog?: boolean;
   /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
   readonly events?: EventBus;
+  /** The public base URL; default: learnt from the listening socket (`publicUrl.learn`). */
+  readonly publicUrl?: PublicUrl;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
   const { db, logger } = options;
   const role = options.role ?? 'all';
   const accessLog = options.accessLog ?? false;
+  const publicUrl = options.publicUrl ?? new PublicUrl();
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
   const events = options.events ?? createEventBus();
   // Request data in an entry is stored in the storable encoding: a deny is never refused for it.
@@ -141,6 +147,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           requireMcpOAuth: options.requireMcpOAuth ?? false,
           onKeyUse: (keyId) => keyUsage.record(keyId),
           listedTools,
+          publicUrl,
         });
   let configStream: ConfigStreamHub | undefined;
   if (role === 'control-plane') {
@@ -161,6 +168,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       tools: toolRefresher,
       events,
       configStream,
+      publicUrl,
       authenticate: (authorization) => authenticateCaller(authorization, store),
     });
   }
@@ -176,6 +184,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     metrics,
     events,
     configStream,
+    publicUrl,
     async stop() {
       publisher.stop();
       await toolRefresher.stop();

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
+import { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
 import { type Database, openDatabase } from '../storage/database.js';
 import { openEventBus } from '../storage/events/index.js';
@@ -76,6 +77,7 @@ export async function startProcess(
         toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
         accessLog: config.accessLog,
         role: plan.role,
+        publicUrl: new PublicUrl(config.publicUrl),
       });
     } catch (error) {
       await events.close().catch(() => {});
@@ -83,6 +85,7 @@ export async function startProcess(
     }
     await plan.prepare?.(runtime);
     const url = await listen(runtime.app, config);
+    runtime.publicUrl.learn(url);
     await db.advertise({ command: plan.role === 'all' ? 'start' : plan.role, url });
     logger.info({ url }, 'listening');
     await plan.start({ runtime, db, url, readiness });

@@ -83,6 +83,7 @@ export async function startTestGateway(
   readiness.ready = true;
   const address = runtime.app.server.address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
+  runtime.publicUrl.learn(url);
 
   const sync = () => runtime.publisher.publishNow();
   const addAgent = async (
