@@ -397,6 +397,12 @@ export const ERROR_CODES = {
     summary: 'Every credential of a chain must belong to the tenant of the calling API key.',
     hint: "Use credentials issued and delegated within the API key's tenant.",
   },
+  CREDENTIAL_SUBJECT_UNKNOWN: {
+    status: 403,
+    message: 'hop {hop}: {subject} is not the registered key of agent {agentId} in this tenant',
+    summary: "A credential's subject must be the did:key of the registered agent it names.",
+    hint: "Check the agent's publicKey (GraphQL agent query); delegate to the delegate's registered key.",
+  },
   DELEGATION_BROKEN_LINK: {
     status: 403,
     message: 'hop {hop}: issuer {issuer} is not the previous subject {expected}',
