@@ -50,6 +50,7 @@ export function validateGatewayPolicyPatch(patch: GatewayPolicyPatch): FieldIssu
     'denyDestructive',
     'exfilDetectSecrets',
     'exfilCheckDestinations',
+    'requireAgentIdentity',
   ] as const) {
     if (patch[field] !== undefined && typeof patch[field] !== 'boolean') {
       issues.push({ field, message: 'must be true or false' });

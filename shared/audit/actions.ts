@@ -41,6 +41,14 @@ export const AUDIT_ACTIONS = {
   NPL_POLICY_PINNED: 'npl_policy.pinned',
   /** An operator unpinned a policy version. */
   NPL_POLICY_UNPINNED: 'npl_policy.unpinned',
+  /** The tenant's first AgentIAM CA key was created (on the first issuance that needed it). */
+  SIGNING_KEY_CREATED: 'signing_key.created',
+  /** An operator rotated the tenant's AgentIAM CA key; live credentials were re-issued. */
+  SIGNING_KEY_ROTATED: 'signing_key.rotated',
+  /** An identity credential was issued to an agent (GraphQL or the REST issue endpoint). */
+  CREDENTIAL_ISSUED: 'credential.issued',
+  /** An operator revoked an identity credential: its status-list bit is set. */
+  CREDENTIAL_REVOKED: 'credential.revoked',
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

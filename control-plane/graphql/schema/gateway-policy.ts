@@ -35,6 +35,11 @@ const FIELD = {
   exfilAllowedDomains: 'Domains destinations may go to; each allows itself and its subdomains.',
   oauthMode: 'How agents authenticate to MCP servers: none, or mcp_as (the gateway issues tokens).',
   maxDelegationDepth: 'Longest delegation chain accepted, 0-16 links.',
+  requireAgentIdentity:
+    "Whether every inspect must present the agent's identity credential (and its delegation " +
+    'chain, for a delegate) with an Agent-Proof header: without them the call is refused ' +
+    '(401 AGENT_IDENTITY_REQUIRED). Default false, a documented deviation from spec §5.5 until ' +
+    "agents' clients present credentials.",
   pinnedPolicies: 'NPL policies evaluated on every inspect of the tenant, as svc://name@version.',
   allowedModes: 'Execution modes agents may request: a subset of production, simulation, shadow.',
   approvalTtlSeconds:
@@ -68,6 +73,9 @@ builder.prismaObject('GatewayPolicy', {
     oauthMode: t.exposeString('oauthMode', { description: FIELD.oauthMode }),
     maxDelegationDepth: t.exposeInt('maxDelegationDepth', {
       description: FIELD.maxDelegationDepth,
+    }),
+    requireAgentIdentity: t.exposeBoolean('requireAgentIdentity', {
+      description: FIELD.requireAgentIdentity,
     }),
     pinnedPolicies: t.exposeStringList('pinnedPolicies', { description: FIELD.pinnedPolicies }),
     allowedModes: t.exposeStringList('allowedModes', { description: FIELD.allowedModes }),
@@ -112,6 +120,7 @@ const GatewayPolicyInput = builder.inputType('GatewayPolicyInput', {
     exfilAllowedDomains: t.stringList({ description: FIELD.exfilAllowedDomains }),
     oauthMode: t.string({ description: FIELD.oauthMode }),
     maxDelegationDepth: t.int({ description: FIELD.maxDelegationDepth }),
+    requireAgentIdentity: t.boolean({ description: FIELD.requireAgentIdentity }),
     pinnedPolicies: t.stringList({ description: FIELD.pinnedPolicies }),
     allowedModes: t.stringList({ description: FIELD.allowedModes }),
     approvalTtlSeconds: t.int({ description: FIELD.approvalTtlSeconds }),
