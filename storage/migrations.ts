@@ -13,9 +13,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gatewayError } from '../shared/errors/index.js';
+import { findPackageRoot } from '../shared/package-root.js';
 import type { Database, SqlExecutor } from './database.js';
 import { StorageError } from './errors.js';
-import { findPackageRoot } from './package-root.js';
 
 /** The key of `pg_advisory_lock` that `prisma migrate` takes; sharing it excludes both. */
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;

@@ -1,0 +1,19 @@
+// The installed package's root folder (where prisma/ and schema/ live), found from this module's
+// location so it works from the TypeScript sources and from the compiled dist/ tree alike.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let cached: string | undefined;
+
+export function findPackageRoot(): string {
+  if (cached) return cached;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'prisma', 'schema.prisma'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the agent-gateway package root');
+    dir = parent;
+  }
+  cached = dir;
+  return dir;
+}
