@@ -17,7 +17,8 @@
 //      (DELEGATION_BROKEN_LINK);
 //   7. the proof verifies (CREDENTIAL_SIGNATURE_INVALID at the root, DELEGATION_SIGNATURE_INVALID
 //      on a link);
-//   8. now is within [issuanceDate, expirationDate] (CREDENTIAL_NOT_YET_VALID, CREDENTIAL_EXPIRED);
+//   8. now is within [issuanceDate − 60 s, expirationDate] (CREDENTIAL_NOT_YET_VALID,
+//      CREDENTIAL_EXPIRED); the 60 s allow for a control plane whose clock is ahead of this one;
 //   9. not revoked in its status list, when it has a credentialStatus; an unknown list counts as
 //      revoked, fail closed (CREDENTIAL_REVOKED);
 //  10. links only: the tool set only shrinks (DELEGATION_TOOLS_WIDENED); `*` means every tool, so
@@ -87,6 +88,8 @@ export interface ChainResult {
 }
 
 const ALL_TOOLS = '*';
+/** A credential issued by a process whose clock runs this far ahead is still accepted. */
+const ISSUANCE_CLOCK_SKEW_MS = 60_000;
 
 const DATE_TIME = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 
@@ -280,7 +283,7 @@ function checkHop(
   const after = (failure: ChainFailure): HopOutcome => ({ hop, failure });
   const now = input.now.getTime();
 
-  if (now < Date.parse(credential.issuanceDate)) {
+  if (now + ISSUANCE_CLOCK_SKEW_MS < Date.parse(credential.issuanceDate)) {
     return after(fail(index, 'CREDENTIAL_NOT_YET_VALID', { validFrom: credential.issuanceDate }));
   }
   if (now > hop.expiresAt) {

@@ -548,12 +548,12 @@ describe('each rule, violated once, fails with its code at its hop', () => {
     [
       'a root not valid yet',
       0,
-      { issuedAt: new Date(NOW.getTime() + 1000) },
+      { issuedAt: new Date(NOW.getTime() + 61_000) },
       {},
       {
         hop: 0,
         code: 'CREDENTIAL_NOT_YET_VALID',
-        message: `hop 0: credential is valid only from ${iso(new Date(NOW.getTime() + 1000))}`,
+        message: `hop 0: credential is valid only from ${iso(new Date(NOW.getTime() + 61_000))}`,
       },
     ],
     [
@@ -866,7 +866,7 @@ function injectedChange(
     case 'expired':
       return { expiresAt: new Date(NOW.getTime() - 1000) };
     case 'notYetValid':
-      return { issuedAt: new Date(NOW.getTime() + 1000) };
+      return { issuedAt: new Date(NOW.getTime() + 61_000) };
     case 'tenant':
       return { tenantId: OTHER_TENANT };
     case 'signature':
