@@ -1,6 +1,7 @@
 // Compiles one tenant's configuration into the read-only objects the hot path uses: its gateway
 // policy's matchers and detectors, servers and agents by id, NPL policies by pin. Throws when the
 // configuration cannot be compiled, so the snapshot compiler can hold that tenant back alone.
+// Its AgentIAM material (DID document, decoded status lists) is compiled by compile-identity.ts.
 // A stored NPL policy is compiled once per content: the tenant's previous compiled state lends
 // every policy whose uri and content hash are unchanged, and a policy no longer published is
 // simply not carried over, so nothing outlives the snapshots that use it.
@@ -20,6 +21,7 @@ import type {
   TenantConfig,
 } from '../../shared/snapshot/index.js';
 import { compileDestructiveDetector, compileExfiltrationDetector } from '../inspection/index.js';
+import { compileIdentity } from './compile-identity.js';
 import type {
   CompiledAgent,
   CompiledApiKey,
@@ -71,6 +73,7 @@ export function compileTenant(
     policiesByContent,
     pinnedPolicies,
     nplTenant: Object.freeze({ id: config.id, name: config.name }),
+    identity: compileIdentity(config, previous?.identity),
   };
 }
 
@@ -113,6 +116,7 @@ function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolic
     allowedModes: new Set(source.allowedModes),
     approvalTtlMs: source.approvalTtlSeconds * 1000,
     maxDelegationDepth: source.maxDelegationDepth,
+    requireAgentIdentity: source.requireAgentIdentity,
   };
 }
 

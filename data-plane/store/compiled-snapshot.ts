@@ -15,6 +15,7 @@
 import type { AgentId, ServerId, TenantId } from '../../shared/ids.js';
 import type { CompiledPolicy } from '../../shared/npl/index.js';
 import {
+  type CaKeyConfig,
   type ConfigSnapshot,
   checkSnapshotConsistency,
   type ExecutionMode,
@@ -33,6 +34,8 @@ export interface CompiledSnapshot {
   readonly builtAt: string;
   readonly tenants: ReadonlyMap<string, CompiledTenant>;
   readonly apiKeysByPrefix: ReadonlyMap<string, CompiledApiKey>;
+  /** Every tenant's signed status lists by StatusList id: GET /api/v1/agentiam/status-lists/{id}. */
+  readonly statusListsById: ReadonlyMap<string, CompiledStatusList>;
   /** The tenants that did not advance to this version, and why. */
   readonly rejectedTenants: readonly TenantRejection[];
   /**
@@ -79,6 +82,56 @@ export interface CompiledTenant {
   readonly pinnedPolicies: readonly CompiledPolicy[];
   /** The context object NPL conditions see as `tenant`. */
   readonly nplTenant: Readonly<Record<string, unknown>>;
+  /** AgentIAM: the tenant's DID document, CA keys and decoded status lists. */
+  readonly identity: CompiledIdentity;
+}
+
+export interface CompiledIdentity {
+  readonly tenantId: TenantId;
+  /** `did:svc:<tenantId>`. */
+  readonly did: string;
+  /**
+   * The DID document: the active CA key as #agentiam-ca, retired keys in their window as
+   * #agentiam-ca-<kid>. Null while the tenant has no CA key (the DID then does not resolve).
+   */
+  readonly didDocument: Readonly<Record<string, unknown>> | null;
+  /**
+   * What the gateway's own verifier resolves: the active key alone as #agentiam-ca. A credential
+   * signed by a retired key is retried with that key's `asCurrentKeyDocument` while in its window.
+   */
+  readonly verifierDocument: Readonly<Record<string, unknown>> | null;
+  /** Until when `didDocument` lists only keys in their window (the earliest retired key's end). */
+  readonly didDocumentValidUntilMs: number;
+  readonly activeKey: CaKeyConfig | undefined;
+  /** Retired CA keys with a window, whether or not it has passed (checked against the clock). */
+  readonly retiredKeys: readonly CompiledRetiredKey[];
+  /** The CA key set, as text: a verification cached under one key set is not reused under another. */
+  readonly keyEpoch: string;
+  /** Status lists by URL (the list credential's `id`, an identity credential's statusListCredential). */
+  readonly statusLists: ReadonlyMap<string, CompiledStatusList>;
+}
+
+export interface CompiledRetiredKey {
+  readonly key: CaKeyConfig;
+  /** Epoch ms: credentials signed by this key verify until then. */
+  readonly resolvableUntilMs: number;
+  /** The tenant's DID document with this key as #agentiam-ca: the verifier's retry loader. */
+  readonly asCurrentKeyDocument: Readonly<Record<string, unknown>>;
+}
+
+export interface CompiledStatusList {
+  /** StatusList.id. */
+  readonly id: string;
+  /** `<publicUrl>/api/v1/agentiam/status-lists/<id>`, the credential's `id`. */
+  readonly url: string;
+  readonly version: number;
+  /** The decoded bitstring (index 0 = most significant bit of byte 0). */
+  readonly bits: Uint8Array;
+  /** The signed status-list credential, serialized once (UTF-8 JSON). */
+  readonly body: Buffer;
+  readonly etag: string;
+  /** id, version and proof: what the next snapshot compares to reuse the decoded list. */
+  readonly contentKey: string;
 }
 
 export interface CompiledGatewayPolicy {
@@ -93,6 +146,8 @@ export interface CompiledGatewayPolicy {
   readonly allowedModes: ReadonlySet<ExecutionMode>;
   readonly approvalTtlMs: number;
   readonly maxDelegationDepth: number;
+  /** Spec §5.5: every call presents a credential and an Agent-Proof. */
+  readonly requireAgentIdentity: boolean;
 }
 
 export interface CompiledServer {
@@ -162,6 +217,10 @@ export function compileSnapshot(
     }
   }
   const apiKeysByPrefix = indexApiKeys(advancedKeys, kept, previous);
+  const statusListsById = new Map<string, CompiledStatusList>();
+  for (const tenant of tenants.values()) {
+    for (const list of tenant.identity.statusLists.values()) statusListsById.set(list.id, list);
+  }
   const served: ConfigSnapshot =
     rejectedTenants.length === 0
       ? snapshot
@@ -175,6 +234,7 @@ export function compileSnapshot(
     builtAt: snapshot.builtAt,
     tenants,
     apiKeysByPrefix,
+    statusListsById,
     rejectedTenants,
     served,
   });
