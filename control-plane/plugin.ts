@@ -1,18 +1,17 @@
 // The control plane as one Fastify plugin: GraphQL (queries, mutations, subscriptions over
-// graphql-ws) and, when the process feeds remote data planes, the configuration stream. The
-// composition (runtime/) registers it on the shared HTTP edge and injects what it needs.
+// graphql-ws), the management REST routes (credential issue) and, when the process feeds remote
+// data planes, the configuration stream. The composition (runtime/) registers it on the shared
+// HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
-import type { PublicUrl } from '../shared/public-url.js';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
+import { credentialsIssueRoutes } from './routes/credentials-issue.js';
 import type { ConfigStreamHub } from './stream/hub.js';
 import { configStreamPlugin } from './stream/plugin.js';
 
 export interface ControlPlaneDependencies extends GraphQLDependencies {
   /** The configuration stream to remote data planes; absent when the data plane is in-process. */
   readonly configStream?: ConfigStreamHub | undefined;
-  /** The gateway's public base URL: the base of status-list URLs in issued credentials. */
-  readonly publicUrl: PublicUrl;
 }
 
 export async function controlPlanePlugin(
@@ -20,6 +19,7 @@ export async function controlPlanePlugin(
   deps: ControlPlaneDependencies,
 ): Promise<void> {
   await app.register(graphqlPlugin, deps);
+  await app.register(credentialsIssueRoutes, deps);
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
   }

@@ -2,6 +2,7 @@
 // variable the README's configuration table lists, with its default. Invalid values fail the start
 // with CONFIG_INVALID naming the variable, never a silent fallback.
 import { resolve } from 'node:path';
+import { parseMasterKey } from '../shared/crypto/seal.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 
 export interface GatewayConfig {
@@ -26,7 +27,14 @@ export interface GatewayConfig {
   readonly toolsRefreshIntervalMs: number;
   /** AGENT_GATEWAY_PUBLIC_URL; unset: the URL the process listens on (single process only). */
   readonly publicUrl: string | undefined;
+  /**
+   * AGENT_GATEWAY_MASTER_KEY (32 bytes), which seals the tenant CA keys; unset: the key file in
+   * dataDir (runtime/master-key.ts). Only processes that sign (start, control-plane) use it.
+   */
+  readonly masterKey: Buffer | undefined;
 }
+
+export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -61,6 +69,11 @@ export const CONFIG_VARIABLES = [
     'Public base URL of the gateway: status-list URLs in credentials, the htu of agent proofs. Required behind a proxy or in a split deployment.',
   ],
   [
+    MASTER_KEY_VARIABLE,
+    '(<data dir>/master-key)',
+    'Master key sealing the tenant CA keys: 32 bytes as 64 hex digits or 43 base64url characters. Unset: a key file made (mode 0600) on first start. The same value on every control plane; losing it loses the CA keys.',
+  ],
+  [
     'NEXUS_REQUIRE_MCP_OAUTH',
     'false',
     'true: every production forward must carry a gateway-minted access token.',
@@ -88,6 +101,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       'an http(s) URL without query or fragment',
     );
   }
+  const masterKeyText = env[MASTER_KEY_VARIABLE] || undefined;
+  const masterKey =
+    masterKeyText === undefined ? undefined : parseMasterKey(masterKeyText, MASTER_KEY_VARIABLE);
   return {
     host: env.AGENT_GATEWAY_HOST || '127.0.0.1',
     port: integer(env, 'AGENT_GATEWAY_PORT', 8080, 0, 65_535),
@@ -107,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       86_400_000,
     ),
     publicUrl,
+    masterKey,
   };
 }
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Caller } from '../control-plane/graphql/context.js';
 import { controlPlanePlugin } from '../control-plane/plugin.js';
+import { KeyCustody } from '../control-plane/services/agentiam/custody.js';
 import { SnapshotPublisher } from '../control-plane/snapshot/publisher.js';
 import { ConfigStreamHub } from '../control-plane/stream/hub.js';
 import { ToolRefresher } from '../control-plane/tools/refresher.js';
@@ -49,6 +50,11 @@ export interface GatewayRuntime {
   readonly configStream: ConfigStreamHub | undefined;
   /** Configured, or learnt when the process listens (runtime/process.ts). */
   readonly publicUrl: PublicUrl;
+  /**
+   * The tenant CA keys' custodian. Signing waits for its master key: given as an option, or
+   * handed over at start once checked against the sealed keys (runtime/master-key.ts).
+   */
+  readonly keyCustody: KeyCustody;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
@@ -81,6 +87,8 @@ export interface GatewayRuntimeOptions {
   readonly events?: EventBus;
   /** The public base URL; default: learnt from the listening socket (`publicUrl.learn`). */
   readonly publicUrl?: PublicUrl;
+  /** The master key sealing the tenant CA keys, when known at build time (tests). */
+  readonly masterKey?: { readonly key: Buffer; readonly source: string };
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -88,6 +96,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const role = options.role ?? 'all';
   const accessLog = options.accessLog ?? false;
   const publicUrl = options.publicUrl ?? new PublicUrl();
+  const keyCustody = new KeyCustody();
+  if (options.masterKey) keyCustody.useMasterKey(options.masterKey.key, options.masterKey.source);
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
   const events = options.events ?? createEventBus();
   // Request data in an entry is stored in the storable encoding: a deny is never refused for it.
@@ -169,6 +179,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       events,
       configStream,
       publicUrl,
+      keyCustody,
       authenticate: (authorization) => authenticateCaller(authorization, store),
     });
   }
@@ -185,6 +196,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     events,
     configStream,
     publicUrl,
+    keyCustody,
     async stop() {
       publisher.stop();
       await toolRefresher.stop();

@@ -1,12 +1,14 @@
 // `agent-gateway start` (both planes, one process, one port) and `agent-gateway control-plane`:
-// after listening, migrations and the first-start bootstrap run, then the in-process publisher
-// loads the configuration; the process is ready once the first snapshot serves.
+// after listening, migrations run, the master key is opened and checked against the sealed CA
+// keys, the first-start bootstrap runs, then the in-process publisher loads the configuration;
+// the process is ready once the first snapshot serves.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { gatewayError } from '../shared/errors/index.js';
 import { migrateDatabase } from '../storage/migrations.js';
 import type { GatewayConfig } from './config.js';
+import { openMasterKey } from './master-key.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';
 import { writeSecretFile } from './secret-file.js';
 
@@ -37,6 +39,10 @@ export function startGateway(
         { applied: migrated.applied, alreadyApplied: migrated.alreadyApplied },
         migrated.applied.length > 0 ? 'migrations applied' : 'database schema up to date',
       );
+      // Before anything can sign: a master key that cannot open the sealed CA keys stops here.
+      readiness.reason = 'opening the master key';
+      const masterKey = await openMasterKey(config, db, logger);
+      runtime.keyCustody.useMasterKey(masterKey.key, masterKey.source);
       readiness.reason = 'bootstrapping';
       const bootstrap = await ensureDefaultTenant(db, runtime.audit);
       if (bootstrap.adminKey) {

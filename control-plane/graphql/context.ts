@@ -4,8 +4,10 @@
 // inspect uses), so a revoked key stops working here as soon as the snapshot without it applies.
 
 import type { EventBus } from '../../shared/events/index.js';
+import type { PublicUrl } from '../../shared/public-url.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
+import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import type { ToolRefresher } from '../tools/refresher.js';
 
@@ -23,6 +25,10 @@ export interface GraphQLDependencies {
   readonly tools: Pick<ToolRefresher, 'refreshAfterChange'>;
   /** Approval and audit events: published by mutations, streamed by subscriptions. */
   readonly events: EventBus;
+  /** The tenant CA keys' custodian: signs credentials and status lists (AgentIAM). */
+  readonly keyCustody: KeyCustody;
+  /** The gateway's public base URL: the base of status-list URLs in issued credentials. */
+  readonly publicUrl: PublicUrl;
 }
 
 export interface Caller {

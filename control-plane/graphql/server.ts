@@ -66,7 +66,7 @@ export async function graphqlPlugin(
   app: FastifyInstance,
   options: GraphQLPluginOptions,
 ): Promise<void> {
-  const { db, audit, authenticate, publisher, tools, events } = options;
+  const { db, audit, authenticate, publisher, tools, events, keyCustody, publicUrl } = options;
   const introspection = options.introspection ?? readIntrospectionSwitch();
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
@@ -96,6 +96,8 @@ export async function graphqlPlugin(
       publisher,
       tools,
       events,
+      keyCustody,
+      publicUrl,
       caller:
         caller ?? callers.get(req as FastifyRequest) ?? authenticate(req.headers.authorization),
     }),

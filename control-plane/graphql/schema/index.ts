@@ -8,6 +8,7 @@ import './gateway-policy.js';
 import './mcp-servers.js';
 import './npl-policies.js';
 import './agents.js';
+import './agentiam.js';
 import './approvals.js';
 import './audit-trail.js';
 import './data-planes.js';

@@ -1,0 +1,174 @@
+// POST /api/v1/agentiam/credentials/issue (spec §4.6, scope agents:manage): issues an agent
+// identity credential, the REST twin of the issueAgentCredential mutation. The body is
+// snake_case, the answer camelCase (DESIGN.md §6). One zod schema is the contract: the route
+// documents it in OpenAPI and enforces it without coercion, so `"ttl_seconds": "60"` is refused,
+// not read as 60; every refusal is REQUEST_INVALID naming the field, and nothing is written.
+// The API key is checked by the composition's `authenticate` (the data plane's check against the
+// snapshot), before the body is read.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isoSeconds } from '../../shared/agentiam/credentials.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import { SCOPES } from '../../shared/identity/scopes.js';
+import type { PublicUrl } from '../../shared/public-url.js';
+import type { AuditWriter } from '../../storage/audit-writer.js';
+import type { Database } from '../../storage/database.js';
+import { actorOf, type Caller } from '../graphql/context.js';
+import {
+  CREDENTIAL_TTL_SECONDS,
+  issueIdentityCredential,
+  SUPERVISING_USER_ID_MAX,
+} from '../services/agentiam/credentials.js';
+import type { KeyCustody } from '../services/agentiam/custody.js';
+import type { SnapshotPublisher } from '../snapshot/publisher.js';
+
+export const CREDENTIALS_ISSUE_PATH = '/api/v1/agentiam/credentials/issue';
+
+export interface CredentialsIssueDependencies {
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
+  readonly keyCustody: KeyCustody;
+  readonly publicUrl: PublicUrl;
+  readonly publisher: Pick<SnapshotPublisher, 'publishNow'>;
+  readonly authenticate: (authorization: string | undefined) => Caller;
+}
+
+const issueBodySchema = z
+  .strictObject({
+    agent_id: z.string().min(1).max(256).describe('The agent receiving the credential (Agent.id).'),
+    supervising_user_id: z
+      .string()
+      .min(1)
+      .max(SUPERVISING_USER_ID_MAX)
+      .describe(
+        'The user supervising the agent, as your identity system names them; written into the credential.',
+      ),
+    ttl_seconds: z
+      .int()
+      .min(CREDENTIAL_TTL_SECONDS.min)
+      .max(CREDENTIAL_TTL_SECONDS.max)
+      .optional()
+      .describe(
+        `Lifetime of the credential in seconds, ${CREDENTIAL_TTL_SECONDS.min} to ${CREDENTIAL_TTL_SECONDS.max} (30 days); default ${CREDENTIAL_TTL_SECONDS.default} (24 h).`,
+      ),
+  })
+  .describe('Which agent gets a credential, who supervises it, and for how long.');
+
+type IssueBody = z.infer<typeof issueBodySchema>;
+
+const issueAnswerSchema = {
+  type: 'object',
+  description: 'The issued credential.',
+  properties: {
+    credential: {
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'The W3C Verifiable Credential (data model 1.1, AgentIdentityCredential) with its Ed25519Signature2020 proof.',
+    },
+    credentialId: { type: 'string', description: 'Its id, `urn:uuid:…`.' },
+    expiresAt: { type: 'string', description: 'Its expirationDate (ISO 8601, UTC).' },
+    statusListCredential: {
+      type: 'string',
+      description: 'URL of the status-list credential holding its revocation entry.',
+    },
+  },
+  required: ['credential', 'credentialId', 'expiresAt', 'statusListCredential'],
+} as const;
+
+const errorAnswerSchema = {
+  type: 'object',
+  properties: {
+    error: { type: 'string' },
+    reasonCode: { type: 'string' },
+    message: { type: 'string' },
+    hint: { type: 'string' },
+  },
+  required: ['error', 'reasonCode', 'message'],
+  additionalProperties: true,
+} as const;
+
+export async function credentialsIssueRoutes(
+  app: FastifyInstance,
+  deps: CredentialsIssueDependencies,
+): Promise<void> {
+  // JSON only: a text/plain body is 415, not a string the schema then refuses.
+  app.removeContentTypeParser('text/plain');
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const { $schema: _dialect, ...bodyJsonSchema } = z.toJSONSchema(issueBodySchema, {
+    target: 'draft-2020-12',
+    io: 'input',
+  });
+  app.post<{ Body: IssueBody }>(
+    CREDENTIALS_ISSUE_PATH,
+    {
+      onRequest: async (request) => {
+        const caller = deps.authenticate(request.headers.authorization);
+        if (!caller.scopes.has(SCOPES.AGENTS_MANAGE)) {
+          throw gatewayError(
+            'AUTH_INSUFFICIENT_SCOPE',
+            { scope: SCOPES.AGENTS_MANAGE },
+            { details: { requiredScope: SCOPES.AGENTS_MANAGE } },
+          );
+        }
+        callers.set(request, caller);
+      },
+      schema: {
+        operationId: 'issueAgentCredential',
+        summary: 'Issue an agent identity credential (W3C VC, revocable by status list).',
+        body: bodyJsonSchema,
+        response: {
+          201: issueAnswerSchema,
+          400: errorAnswerSchema,
+          401: errorAnswerSchema,
+          403: errorAnswerSchema,
+          404: errorAnswerSchema,
+          503: errorAnswerSchema,
+        },
+      },
+      validatorCompiler: () => (data: unknown) => {
+        const parsed = issueBodySchema.safeParse(data);
+        return parsed.success ? { value: parsed.data } : { error: bodyProblem(parsed.error) };
+      },
+    },
+    async (request, reply) => {
+      const caller = callers.get(request) as Caller;
+      const body = request.body;
+      const issued = await issueIdentityCredential(
+        { db: deps.db, custody: deps.keyCustody, publicUrl: deps.publicUrl, audit: deps.audit },
+        {
+          tenantId: caller.tenantId,
+          agentId: body.agent_id,
+          supervisingUserId: body.supervising_user_id,
+          ttlSeconds: body.ttl_seconds,
+          actor: actorOf(caller),
+        },
+      );
+      if (issued.published) await deps.publisher.publishNow();
+      return reply.code(201).send({
+        credential: issued.credential,
+        credentialId: issued.record.id,
+        expiresAt: isoSeconds(issued.record.expiresAt),
+        statusListCredential: issued.statusListCredential,
+      });
+    },
+  );
+}
+
+/** REQUEST_INVALID naming every wrong field by its JSON path (`ttl_seconds`), one issue each. */
+function bodyProblem(error: z.ZodError) {
+  const issues = error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : fieldOf(issue),
+    message: issue.message,
+  }));
+  return gatewayError(
+    'REQUEST_INVALID',
+    { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
+    { details: { issues } },
+  );
+}
+
+/** An unknown key is reported on the object itself: name the key instead. */
+function fieldOf(issue: z.core.$ZodIssue): string {
+  return issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)';
+}
