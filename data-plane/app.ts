@@ -1,5 +1,6 @@
 // Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
-// every data-plane route — inspect, the approval long-poll, public compliance validation. The
+// every data-plane route — inspect, the approval long-poll, public compliance validation, AgentIAM
+// (DID resolution, contexts, status lists, delegation verify). The
 // composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
 // a database or a port.
 import type { FastifyInstance } from 'fastify';
@@ -7,10 +8,12 @@ import type { EventBus } from '../shared/events/index.js';
 import type { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
+import { IdentityVerifier, type IdentityVerifierOptions } from './agentiam/identity-verifier.js';
 import type { ExecutionRegistry } from './executions.js';
 import type { ListedToolsRecorder } from './listed-tools.js';
 import type { KeyUseListener } from './plugins/auth.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
+import { agentIamRoutes } from './routes/agentiam/index.js';
 import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
 import type { AccessTokenMinter } from './routes/inspect/dependencies.js';
@@ -41,12 +44,16 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly compliance?: CompliancePluginOptions | undefined;
   /** The gateway's public base URL (status-list URLs, the htu of agent proofs). */
   readonly publicUrl: PublicUrl;
+  /** AgentIAM verification: proof cache size, jti store capacity (production defaults). */
+  readonly agentIam?: Omit<IdentityVerifierOptions, 'metrics'> | undefined;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
   const app = await buildServer(deps);
+  const identity = new IdentityVerifier({ ...deps.agentIam, metrics: deps.metrics });
   await app.register(compliancePlugin, deps.compliance ?? {});
-  await app.register(inspectRoutes, deps);
+  await app.register(inspectRoutes, { ...deps, identity });
+  await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
   await app.register(approvalRoutes, {
     store: deps.store,
     db: deps.db,

@@ -4,7 +4,7 @@
 // separate from listening, so tests `inject` and the composition decides where to listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { gatewayError } from '../shared/errors/index.js';
+import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin, sendError, toGatewayError } from './plugins/errors.js';
 import { healthPlugin, type Readiness } from './plugins/health.js';
@@ -46,6 +46,9 @@ export interface ServerTimeouts {
   readonly keepAliveMs?: number | undefined;
 }
 
+/** Longest path parameter the router reads (Fastify's default). */
+const MAX_PARAM_LENGTH = 100;
+
 export const DEFAULT_SERVER_TIMEOUTS = {
   headersMs: 10_000,
   requestMs: 30_000,
@@ -72,19 +75,26 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersMs / 4))),
     },
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     forceCloseConnections: 'idle',
     // A body carrying `__proto__` or `constructor.prototype` keys is refused (400), never merged.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     // A URL Fastify cannot decode (a path segment of invalid UTF-8, say) is answered in the one
     // error model, not with Fastify's own body.
+    // So is a path parameter longer than the router reads (100 characters: every id we issue is
+    // shorter), which Fastify would answer with its own 414.
     frameworkErrors: (error, _request, reply) => {
-      const refused =
-        error.code === 'FST_ERR_BAD_URL'
-          ? gatewayError('REQUEST_INVALID', {
-              problem: 'the URL is not valid percent-encoded UTF-8',
-            })
-          : toGatewayError(error);
+      let refused: GatewayError;
+      if (error.code === 'FST_ERR_BAD_URL') {
+        refused = gatewayError('REQUEST_INVALID', {
+          problem: 'the URL is not valid percent-encoded UTF-8',
+        });
+      } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        refused = gatewayError('REQUEST_INVALID', {
+          problem: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
+        });
+      } else refused = toGatewayError(error);
       sendError(reply, refused);
     },
   });

@@ -14,6 +14,8 @@ export interface GatewayMetrics {
   readonly snapshotVersion: Gauge;
   readonly snapshotApplied: Counter<'result'>;
   readonly toolRefreshes: Counter<'trigger' | 'outcome'>;
+  readonly chainVerifications: Counter<'source' | 'result'>;
+  readonly credentialProofChecks: Counter<'cache' | 'result'>;
 }
 
 const LATENCY_BUCKETS = [
@@ -65,6 +67,18 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_tool_refreshes_total',
       help: "Learning of MCP servers' tool definitions from tools/list, by trigger (change, periodic, passthrough) and outcome (changed, unchanged, failed).",
       labelNames: ['trigger', 'outcome'],
+      registers: [registry],
+    }),
+    chainVerifications: new Counter({
+      name: 'agent_gateway_agentiam_chain_verifications_total',
+      help: 'AgentIAM identity and delegation-chain verifications, by source (verify: the delegation verify route; inspect: identity on a call) and result (valid, invalid).',
+      labelNames: ['source', 'result'],
+      registers: [registry],
+    }),
+    credentialProofChecks: new Counter({
+      name: 'agent_gateway_agentiam_proof_checks_total',
+      help: 'Credential proof (Ed25519Signature2020) checks, by cache (hit: answered from the verification cache; miss: canonicalized and verified) and result (verified, failed).',
+      labelNames: ['cache', 'result'],
       registers: [registry],
     }),
   };

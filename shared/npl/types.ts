@@ -50,6 +50,14 @@ export interface NplContext {
   readonly method?: string;
   readonly tenant?: Readonly<Record<string, unknown>>;
   readonly mode?: string;
+  /**
+   * The verified identity's delegation: `depth` (0 for a root credential or no identity) and
+   * `chain`, the agent ids from the root holder to the caller ([] without identity).
+   */
+  readonly delegation?: {
+    readonly depth?: number;
+    readonly chain?: readonly string[];
+  };
   readonly payload?: string;
 }
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { POLICY_URI_FORM, POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
 import { EXECUTION_MODES } from '../../../shared/snapshot/index.js';
+import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
 
 /** Longest identifier (agent, server, tool, execution, approval, JSON-RPC id). */
 export const MAX_ID_LENGTH = 256;
@@ -60,6 +61,19 @@ export const inspectBodySchema = z
         .optional()
         .describe('A pinned policy svc://name@version to evaluate besides the tenant pins.'),
       approval_id: identifier('Resubmission of a call held for approval.').optional(),
+      agent_credential: z
+        .record(z.string(), z.unknown(), { error: 'must be an object (the credential as issued)' })
+        .optional()
+        .describe(
+          "The agent's identity credential (AgentIdentityCredential), or for a delegate the root of its chain; with the Agent-Proof header (docs/agentiam.md).",
+        ),
+      delegation_chain: z
+        .array(z.unknown(), { error: 'must be an array of delegation credentials' })
+        .max(MAX_CHAIN_LINKS, { error: `must hold at most ${MAX_CHAIN_LINKS} links` })
+        .optional()
+        .describe(
+          'For a delegate: the AgentDelegationCredentials from agent_credential to the caller, in order.',
+        ),
       request: jsonRpcCallSchema,
     },
     { error: 'must be a JSON object' },
@@ -84,6 +98,9 @@ export const INSPECT_FIELD_HINTS: Readonly<Record<string, string>> = (() => {
     policy: `Leave policy out, or name a published policy version as ${POLICY_URI_FORM}, e.g. svc://my-policy@1.0.0.`,
     approval_id:
       'Send approval_id only to resubmit a held call: the approval.id of its 202 answer.',
+    agent_credential:
+      'Send agent_credential as the identity credential object exactly as issued (docs/agentiam.md), or leave it out.',
+    delegation_chain: `Send delegation_chain as an array of at most ${MAX_CHAIN_LINKS} delegation credentials, root side first, or leave it out.`,
     request:
       'Send the JSON-RPC 2.0 call in request: {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}, for tools/call params.name and params.arguments (an object).',
   };

@@ -2,8 +2,10 @@
 // passed to every step (deny, hold, allow, forward, shadow), so no step closes over plugin state.
 import type { Logger } from 'pino';
 import type { EventBus } from '../../../shared/events/index.js';
+import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
+import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import type { ExecutionRegistry } from '../../executions.js';
 import type { ListedToolsRecorder } from '../../listed-tools.js';
 import type { KeyUseListener } from '../../plugins/auth.js';
@@ -45,4 +47,8 @@ export interface InspectDependencies {
   readonly onKeyUse?: KeyUseListener | undefined;
   /** Learns tool definitions from forwarded tools/list answers. */
   readonly listedTools?: Pick<ListedToolsRecorder, 'record'> | undefined;
+  /** Agent identity on a call: chain verification and the Agent-Proof jti store. */
+  readonly identity: IdentityVerifier;
+  /** The base of the `htu` an Agent-Proof must name. */
+  readonly publicUrl: PublicUrl;
 }

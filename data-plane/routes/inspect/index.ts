@@ -2,7 +2,9 @@
 // pipeline itself is pure (pipeline.ts); the steps its outcome calls for are module functions over
 // one dependencies object, in the order the spec demands: a block is durable in the audit trail
 // before the answer leaves (deny.ts); a held call is stored before the 202 (hold.ts); an allowed
-// call is forwarded (forward.ts: production, shadow) or mocked (allow.ts: simulation).
+// call is forwarded (forward.ts: production, shadow) or mocked (allow.ts: simulation). Identity
+// (identity.ts) is checked between the agent and the mode checks; it needs the body's exact
+// bytes (the Agent-Proof signs their digest), so this route keeps them (`request.rawBody`).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
@@ -10,6 +12,7 @@ import { formatErrorMessage } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { requireScope } from '../../plugins/auth.js';
 import { errorBodySchema, sendError, toGatewayError } from '../../plugins/errors.js';
+import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 import { answerAllow } from './allow.js';
 import { inspectAnswerSchema } from './answers.js';
 import { inspectBodyJsonSchema } from './body-schema.js';
@@ -17,12 +20,25 @@ import { answerDeny, answerMalformed } from './deny.js';
 import type { InspectDependencies } from './dependencies.js';
 import type { AgentExchange, Exchange } from './exchange.js';
 import { holdOrRelease } from './hold.js';
+import {
+  type CallDelegation,
+  NO_DELEGATION,
+  needsIdentityCheck,
+  verifyCallIdentity,
+} from './identity.js';
 import { runPipeline } from './pipeline.js';
 import { parseInspectRequest } from './request.js';
 import { answerShadow } from './shadow.js';
 import { findPassthroughToken } from './token-passthrough.js';
 
 export const INSPECT_PATH = '/api/v1/mcp/gateway/inspect';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The inspect body's exact bytes (the Agent-Proof's body_sha256); null elsewhere. */
+    rawBody: Buffer | null;
+  }
+}
 
 const passBodyThrough = (body: unknown) => ({ value: body });
 
@@ -37,6 +53,18 @@ async function registerInspectRoute(
   app: FastifyInstance,
   deps: InspectDependencies,
 ): Promise<void> {
+  // JSON bodies are read as bytes, kept, then parsed by Fastify's own parser (same poisoning
+  // rules, same errors): an Agent-Proof signs the SHA-256 of exactly these bytes. Measured on the
+  // allow path (20 000 injected calls, interleaved with the default parser, 3 runs): 52.7 vs
+  // 58.1, 60.1 vs 61.0, 87.8 vs 86.9 µs a call — no difference beyond noise.
+  app.decorateRequest('rawBody', null);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    request.rawBody = bytes;
+    parseJson(request, bytes.toString('utf8'), done);
+  });
   // Inside this plugin a body that cannot be parsed is a malformed JSON-RPC message (spec step
   // 1), audited like every deny; the tenant is known because authentication ran first.
   app.setErrorHandler(async (error, request, reply) => {
@@ -120,6 +148,32 @@ function inspectCall(
       message: formatErrorMessage('AGENT_REVOKED', { agentId: agent.id }),
     });
   }
+  if (needsIdentityCheck(tenant.policy.requireAgentIdentity, call, request)) {
+    return inspectWithIdentity(deps, request, exchange, agent);
+  }
+  return inspectKnownAgent(deps, exchange, agent, NO_DELEGATION);
+}
+
+/** The identity check (identity.ts), then the rest of the call with the verified delegation. */
+async function inspectWithIdentity(
+  deps: InspectDependencies,
+  request: FastifyRequest,
+  exchange: Exchange,
+  agent: CompiledAgent,
+): Promise<FastifyReply> {
+  const identity = await verifyCallIdentity(deps, request, exchange.call, agent, INSPECT_PATH);
+  if (!identity.ok) return answerDeny(deps, exchange, identity);
+  return inspectKnownAgent(deps, exchange, agent, identity.delegation);
+}
+
+/** From the mode check on, for an agent that exists, is not killed and (if asked) proved who it is. */
+function inspectKnownAgent(
+  deps: InspectDependencies,
+  exchange: Exchange,
+  agent: CompiledAgent,
+  delegation: CallDelegation,
+): Promise<FastifyReply> | FastifyReply {
+  const { reply, tenant, call, inspectionId } = exchange;
   if (!tenant.policy.allowedModes.has(call.mode)) {
     return answerDeny(deps, exchange, {
       code: 'EXECUTION_MODE_NOT_ALLOWED',
@@ -127,7 +181,7 @@ function inspectCall(
     });
   }
   const server = tenant.servers.get(call.serverId);
-  const outcome = runPipeline(tenant, agent, server, call);
+  const outcome = runPipeline(tenant, agent, server, call, delegation);
   const withAgent: AgentExchange = { reply, tenant, call, inspectionId, agent, server };
   if (call.mode === 'shadow') return answerShadow(deps, withAgent, outcome);
   if (outcome.kind === 'deny') return answerDeny(deps, withAgent, outcome);

@@ -18,6 +18,7 @@ import type {
   CompiledServer,
   CompiledTenant,
 } from '../../store/compiled-snapshot.js';
+import type { CallDelegation } from './identity.js';
 import type { InspectRequest } from './request.js';
 
 export type PipelineOutcome =
@@ -42,6 +43,7 @@ export function runPipeline(
   agent: CompiledAgent,
   server: CompiledServer | undefined,
   request: InspectRequest,
+  delegation: CallDelegation,
 ): PipelineOutcome {
   const policy = tenant.policy;
   const { rpc } = request;
@@ -80,7 +82,10 @@ export function runPipeline(
   // Step 5: NPL, the tenant's pins plus the one the request names; the most restrictive wins.
   const policies = effectivePolicies(tenant, request.policy);
   if (policies.length === 0) return ALLOW_WITHOUT_POLICY;
-  const decision = evaluatePolicies(policies, buildNplContext(tenant, agent, server, request));
+  const decision = evaluatePolicies(
+    policies,
+    buildNplContext(tenant, agent, server, request, delegation),
+  );
   switch (decision.action) {
     case 'BLOCK':
       return decision.ruleId === NPL_RULE_IDS.registryFailClosed
@@ -110,6 +115,7 @@ export function buildNplContext(
   agent: CompiledAgent,
   server: CompiledServer | undefined,
   request: InspectRequest,
+  delegation: CallDelegation,
 ): NplContext {
   const args = request.rpc.arguments;
   return {
@@ -121,6 +127,7 @@ export function buildNplContext(
     method: request.rpc.method,
     tenant: tenant.nplTenant,
     mode: request.mode,
+    delegation,
   };
 }
 

@@ -22,6 +22,8 @@ import {
 } from '../../../shared/ids.js';
 import { POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../../shared/snapshot/index.js';
+import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
+import { withinJsonBounds } from '../../json-bounds.js';
 import {
   INSPECT_FIELD_HINTS,
   type InspectBody,
@@ -41,6 +43,10 @@ export interface InspectRequest {
   readonly policy: string | undefined;
   /** Resubmission of a held call. */
   readonly approvalId: ApprovalId | undefined;
+  /** The presented identity credential (the root of the chain for a delegate). */
+  readonly agentCredential: Readonly<Record<string, unknown>> | undefined;
+  /** The presented delegation links, root side first. */
+  readonly delegationChain: readonly unknown[] | undefined;
 }
 
 export interface JsonRpcCall {
@@ -104,6 +110,9 @@ function isPlainlyValid(body: unknown): body is InspectBody {
     (body.policy !== undefined &&
       (typeof body.policy !== 'string' || !POLICY_URI_PATTERN.test(body.policy))) ||
     (body.approval_id !== undefined && !isIdentifier(body.approval_id)) ||
+    (body.agent_credential !== undefined && !isRecord(body.agent_credential)) ||
+    (body.delegation_chain !== undefined &&
+      (!Array.isArray(body.delegation_chain) || body.delegation_chain.length > MAX_CHAIN_LINKS)) ||
     !isRecord(rpc) ||
     rpc.jsonrpc !== '2.0' ||
     echoedRpcId(body) === null ||
@@ -165,6 +174,21 @@ export function parseInspectRequest(body: unknown): ParseResult {
       INSPECT_FIELD_HINTS.request,
     );
   }
+  // Credentials are walked by JSON-LD processing and hashed as JSON text: bounded the same way.
+  if (call.agent_credential !== undefined && !withinBounds(call.agent_credential)) {
+    return fail(
+      `agent_credential is nested deeper than ${MAX_DEPTH} or too large`,
+      rpcId,
+      INSPECT_FIELD_HINTS.agent_credential,
+    );
+  }
+  if (call.delegation_chain !== undefined && !withinBounds(call.delegation_chain)) {
+    return fail(
+      `delegation_chain is nested deeper than ${MAX_DEPTH} or too large`,
+      rpcId,
+      INSPECT_FIELD_HINTS.delegation_chain,
+    );
+  }
   return {
     ok: true,
     value: {
@@ -176,6 +200,8 @@ export function parseInspectRequest(body: unknown): ParseResult {
       rpc: { jsonrpc: '2.0', id: rpc.id, method: rpc.method, params, arguments: args },
       policy: call.policy,
       approvalId: call.approval_id === undefined ? undefined : asApprovalId(call.approval_id),
+      agentCredential: call.agent_credential,
+      delegationChain: call.delegation_chain,
     },
   };
 }
@@ -188,23 +214,6 @@ function fail(
   return { ok: false, message, rpcId, hint };
 }
 
-/** Iterative depth and size check: no recursion, so no stack to exhaust. */
 function withinBounds(root: unknown): boolean {
-  if (typeof root !== 'object' || root === null) return true;
-  const stack: unknown[] = [root];
-  const depths: number[] = [1];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const value = stack.pop();
-    const depth = depths.pop() as number;
-    if (++nodes > MAX_NODES || depth > MAX_DEPTH) return false;
-    const children = Array.isArray(value) ? value : Object.values(value as object);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) {
-        stack.push(child);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  return true;
+  return withinJsonBounds(root, MAX_DEPTH, MAX_NODES);
 }

@@ -11,6 +11,7 @@ export const NPL_CONTEXT_ROOTS = [
   'method',
   'tenant',
   'mode',
+  'delegation',
   'payload',
 ] as const;
 export type NplContextRoot = (typeof NPL_CONTEXT_ROOTS)[number];

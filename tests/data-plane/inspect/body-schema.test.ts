@@ -31,6 +31,16 @@ const body = fc.record(
     ),
     policy: mostly(fc.constantFrom(undefined, 'svc://p@1.0.0'), fc.integer()),
     approval_id: mostly(fc.option(name, { nil: undefined }), badValue),
+    agent_credential: mostly(
+      fc.option(fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 })), {
+        nil: undefined,
+      }),
+      badValue,
+    ),
+    delegation_chain: mostly(
+      fc.option(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }), { nil: undefined }),
+      fc.oneof(badValue, fc.constant(Array.from({ length: 33 }, () => ({})))),
+    ),
     request: mostly(
       fc.record(
         {
@@ -78,6 +88,8 @@ describe('inspect body: request.ts and body-schema.ts are one contract', () => {
           mode: value.mode,
           policy: value.policy,
           approvalId: value.approvalId,
+          agentCredential: value.agentCredential,
+          delegationChain: value.delegationChain,
           rpc: { jsonrpc: value.rpc.jsonrpc, id: value.rpc.id, method: value.rpc.method },
         }).toEqual({
           agentId: schema.data.agent_id,
@@ -87,6 +99,8 @@ describe('inspect body: request.ts and body-schema.ts are one contract', () => {
           mode: schema.data.execution_mode,
           policy: schema.data.policy,
           approvalId: schema.data.approval_id,
+          agentCredential: schema.data.agent_credential,
+          delegationChain: schema.data.delegation_chain,
           rpc: {
             jsonrpc: schema.data.request.jsonrpc,
             id: schema.data.request.id,

@@ -1,0 +1,127 @@
+// POST /api/v1/agentiam/delegation/verify (scope agents:execute; spec §4.7, DESIGN.md §6): checks
+// a root identity credential and the delegation links after it against the caller's tenant, and
+// answers 200 with the verdict — `valid`, the depth, the agent at the end of the chain, the tools
+// it may use, and the first failing hop with its rule's registry code. A chain that breaks a rule
+// is a 200 with `valid: false`; only a body that is not the request's shape is a 400
+// REQUEST_INVALID naming the field.
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
+import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
+import { withinJsonBounds } from '../../json-bounds.js';
+
+export const DELEGATION_VERIFY_PATH = '/api/v1/agentiam/delegation/verify';
+
+const MAX_TOOL_LENGTH = 256;
+/** Credentials are small documents: deeper nesting or more containers is not one of ours. */
+const MAX_DEPTH = 32;
+const MAX_NODES = 20_000;
+
+export const verifyBodySchema = z
+  .object(
+    {
+      root_credential: z
+        .record(z.string(), z.unknown(), {
+          error: 'must be an object (the identity credential as issued)',
+        })
+        .describe('The AgentIdentityCredential at the root of the chain, exactly as issued.'),
+      delegation_chain: z
+        .array(z.unknown(), { error: 'must be an array of delegation credentials' })
+        .max(MAX_CHAIN_LINKS, { error: `must hold at most ${MAX_CHAIN_LINKS} links` })
+        .describe('The AgentDelegationCredentials after the root, in order ([] for depth 0).'),
+      requested_tool: z
+        .string({ error: 'must be a string (the tool to check)' })
+        .min(1, { error: 'must be a non-empty string' })
+        .max(MAX_TOOL_LENGTH, { error: `must be at most ${MAX_TOOL_LENGTH} characters` })
+        .describe('The tool the chain must permit at every hop.'),
+    },
+    { error: 'must be a JSON object' },
+  )
+  .meta({ title: 'Delegation verify request' });
+
+export type VerifyBody = z.output<typeof verifyBodySchema>;
+
+/** The body, or the REQUEST_INVALID naming its first wrong field. */
+export function checkVerifyBody(body: unknown): VerifyBody | GatewayError {
+  const parsed = verifyBodySchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.length === 0 ? 'body' : z.core.toDotPath(issue.path);
+    return gatewayError('REQUEST_INVALID', { problem: `${field} ${issue.message}` });
+  }
+  const { root_credential, delegation_chain } = parsed.data;
+  if (!withinJsonBounds(root_credential, MAX_DEPTH, MAX_NODES)) {
+    return gatewayError('REQUEST_INVALID', {
+      problem: `root_credential is nested deeper than ${MAX_DEPTH} or too large`,
+    });
+  }
+  if (!withinJsonBounds(delegation_chain, MAX_DEPTH + 1, MAX_NODES)) {
+    return gatewayError('REQUEST_INVALID', {
+      problem: `delegation_chain is nested deeper than ${MAX_DEPTH} or too large`,
+    });
+  }
+  return parsed.data;
+}
+
+export const verifyAnswerSchema = {
+  type: 'object',
+  properties: {
+    valid: { type: 'boolean' },
+    depth: { type: 'integer', description: 'Delegation links verified: 0 for the root alone.' },
+    agentId: {
+      type: ['string', 'null'],
+      description: 'The agent at the end of the chain (null when the root is unreadable).',
+    },
+    permittedTools: { type: 'array', items: { type: 'string' } },
+    chain: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Agent ids from the root holder to the last delegate, as far as verified.',
+    },
+    failure: {
+      type: ['object', 'null'],
+      properties: {
+        hop: { type: 'integer', description: '0 is the root credential, i the i-th link.' },
+        code: { type: 'string' },
+        message: { type: 'string' },
+      },
+      required: ['hop', 'code', 'message'],
+    },
+  },
+  required: ['valid', 'depth', 'agentId', 'permittedTools', 'failure'],
+} as const;
+
+export async function verifyDelegation(
+  identity: IdentityVerifier,
+  request: FastifyRequest,
+): Promise<unknown> {
+  const { snapshot, tenant } = request.auth!;
+  const body = request.body as VerifyBody;
+  const result = await identity.verifyChain(
+    snapshot,
+    tenant,
+    {
+      rootCredential: body.root_credential,
+      chain: body.delegation_chain,
+      requestedTool: body.requested_tool,
+    },
+    'verify',
+  );
+  return {
+    valid: result.valid,
+    depth: result.depth,
+    agentId: result.agentId,
+    permittedTools: result.permittedTools,
+    chain: result.chain,
+    failure: result.failure,
+  };
+}
+
+/** Fastify's validator hook for the route: checkVerifyBody, no coercion. */
+export function verifyBodyValidator() {
+  return (data: unknown) => {
+    const checked = checkVerifyBody(data);
+    return checked instanceof GatewayError ? { error: checked } : { value: checked };
+  };
+}
