@@ -176,3 +176,32 @@ export async function verifyAsStandardVerifier(
   const status = result.statusResult as { results?: { status: boolean }[] } | undefined;
   return { result, revoked: status?.results?.[0]?.status };
 }
+
+/**
+ * The same verification with what the gateway serves instead of what the database holds: the
+ * tenant's DID document from the data plane's resolver (`GET /1.0/identifiers/{did}`) and the
+ * status-list credential from its URL, both fetched over HTTP as a third party would.
+ */
+export async function verifyAsThirdParty(
+  gatewayUrl: string,
+  credential: Record<string, unknown>,
+): Promise<StandardVerification> {
+  const issuer = credential.issuer as string;
+  const resolved = await fetch(`${gatewayUrl}/1.0/identifiers/${encodeURIComponent(issuer)}`);
+  if (resolved.status !== 200) throw new Error(`${issuer} did not resolve: ${resolved.status}`);
+  const body = (await resolved.json()) as Record<string, unknown>;
+  const did = (body.didDocument ?? body) as Record<string, unknown>;
+  const statusUrl = (credential.credentialStatus as { statusListCredential: string })
+    .statusListCredential;
+  const list = await fetch(statusUrl);
+  if (list.status !== 200) throw new Error(`${statusUrl} answered ${list.status}`);
+  const documentLoader = staticLoader([did], new Map([[statusUrl, await list.json()]]));
+  const result = await verifyCredential({
+    credential,
+    suite: new Ed25519Signature2020(),
+    documentLoader,
+    checkStatus: (options) => checkStatus(options),
+  });
+  const status = result.statusResult as { results?: { status: boolean }[] } | undefined;
+  return { result, revoked: status?.results?.[0]?.status };
+}

@@ -9,7 +9,10 @@
 // transaction expects the caller to hold the tenant lock (signing-keys.ts).
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../../prisma/generated/client/client.js';
-import { statusListCredentialDocument } from '../../../shared/agentiam/credentials.js';
+import {
+  STATUS_PURPOSE,
+  statusListCredentialDocument,
+} from '../../../shared/agentiam/credentials.js';
 import {
   decodeStatusList,
   encodeStatusList,
@@ -20,8 +23,6 @@ import {
 import type { PublicUrl } from '../../../shared/public-url.js';
 import { bumpConfigVersion } from '../config-version.js';
 import type { CaSigner, Transaction } from './signing-keys.js';
-
-export const REVOCATION_PURPOSE = 'revocation';
 
 /** The absolute URL of a status list: its credential's id and every entry's statusListCredential. */
 export function statusListUrl(publicUrl: PublicUrl, statusListId: string): string {
@@ -45,7 +46,7 @@ export async function allocateStatusEntry(
 ): Promise<StatusEntry> {
   const { tenantId } = signer;
   const open = await tx.statusList.findFirst({
-    where: { tenantId, purpose: REVOCATION_PURPOSE, nextIndex: { lt: STATUS_LIST_SIZE } },
+    where: { tenantId, purpose: STATUS_PURPOSE, nextIndex: { lt: STATUS_LIST_SIZE } },
     orderBy: { nextIndex: 'desc' },
     select: { id: true, nextIndex: true },
   });
@@ -75,7 +76,7 @@ async function createStatusList(
     data: {
       id,
       tenantId: signer.tenantId,
-      purpose: REVOCATION_PURPOSE,
+      purpose: STATUS_PURPOSE,
       size: STATUS_LIST_SIZE,
       bitstring: gzipBytesOf(encodedList),
       nextIndex: 0,
@@ -118,7 +119,7 @@ export async function resignStatusLists(
   now: Date,
 ): Promise<number> {
   const lists = await tx.statusList.findMany({
-    where: { tenantId: signer.tenantId, purpose: REVOCATION_PURPOSE },
+    where: { tenantId: signer.tenantId, purpose: STATUS_PURPOSE },
     select: { id: true, bitstring: true, version: true },
     orderBy: { id: 'asc' },
   });

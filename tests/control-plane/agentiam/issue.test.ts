@@ -11,6 +11,7 @@ import {
   type AgentIamTestGateway,
   startAgentIamGateway,
   verifyAsStandardVerifier,
+  verifyAsThirdParty,
 } from '../../support/agentiam.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { errorCodes, graphql, type Loose } from '../graphql/support.js';
@@ -79,6 +80,10 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     expect(verified.result.error).toBeUndefined();
     expect(verified.result.verified).toBe(true);
     expect(verified.revoked).toBe(false);
+    // And with the DID document and status list the gateway serves, fetched over HTTP.
+    const served = await verifyAsThirdParty(gateway.url, credential);
+    expect(served.result.verified).toBe(true);
+    expect(served.revoked).toBe(false);
 
     // Stored as issued, with the key that signed it, which is the tenant's one CA key.
     const keys = await gateway.db.prisma.tenantSigningKey.findMany({ where: { tenantId } });
@@ -115,11 +120,11 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     ).toThrow(expect.objectContaining({ code: 'MASTER_KEY_MISMATCH' }));
 
     // The in-process data plane serves the new key and the signed list before the answer.
-    const served = gateway.runtime.store.current?.tenants.get(tenantId)?.source.identity;
-    expect(served?.caKeys).toEqual([
+    const identity = gateway.runtime.store.current?.tenants.get(tenantId)?.source.identity;
+    expect(identity?.caKeys).toEqual([
       { id: key.id, publicKeyMultibase: key.publicKey, status: 'active', resolvableUntil: null },
     ]);
-    expect(served?.statusLists.map((list) => list.credential.id)).toEqual([statusListCredential]);
+    expect(identity?.statusLists.map((list) => list.credential.id)).toEqual([statusListCredential]);
   });
 
   it('takes the next status index of the same list and the same key, with a 24 h default lifetime', async () => {

@@ -9,6 +9,7 @@ import {
   type AgentIamTestGateway,
   startAgentIamGateway,
   verifyAsStandardVerifier,
+  verifyAsThirdParty,
 } from '../../support/agentiam.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { errorCodes, graphql, type Loose } from '../graphql/support.js';
@@ -64,6 +65,10 @@ describeEachDatabase('revoking identity credentials', (kind) => {
     // The signatures (credential and list) still verify; the status result carries the bit.
     expect(afterRevocation.result.verified).toBe(true);
     expect(afterRevocation.revoked).toBe(true);
+    // The data plane serves the new list as soon as the mutation has answered.
+    const served = await verifyAsThirdParty(gateway.url, revoked);
+    expect(served.result.verified).toBe(true);
+    expect(served.revoked).toBe(true);
     const other = await verifyAsStandardVerifier(gateway.db, gateway.tenant.id, kept);
     expect(other.result.verified).toBe(true);
     expect(other.revoked).toBe(false);
@@ -82,8 +87,10 @@ describeEachDatabase('revoking identity credentials', (kind) => {
     // Published before the answer: the data plane serves this version, and data planes elsewhere
     // learn it from the bumped configVersion.
     expect(await tenantVersion()).toBeGreaterThan(versionBefore);
-    const served = gateway.runtime.store.current?.tenants.get(gateway.tenant.id)?.source.identity;
-    expect(served?.statusLists).toEqual([{ id: list.id, version: 2, credential: list.credential }]);
+    const identity = gateway.runtime.store.current?.tenants.get(gateway.tenant.id)?.source.identity;
+    expect(identity?.statusLists).toEqual([
+      { id: list.id, version: 2, credential: list.credential },
+    ]);
   });
 
   it('is audited with the reason and the API key that asked', async () => {

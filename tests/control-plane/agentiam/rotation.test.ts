@@ -9,6 +9,7 @@ import {
   type AgentIamTestGateway,
   startAgentIamGateway,
   verifyAsStandardVerifier,
+  verifyAsThirdParty,
 } from '../../support/agentiam.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { errorCodes, graphql, type Loose } from '../graphql/support.js';
@@ -111,6 +112,9 @@ describeEachDatabase('rotating the tenant CA key', (kind) => {
       expect(verified.result.error).toBeUndefined();
       expect(verified.result.verified).toBe(true);
       expect(verified.revoked).toBe(false);
+      expect(
+        (await verifyAsThirdParty(gateway.url, stored.document as Loose)).result.verified,
+      ).toBe(true);
       // A standard verifier sees only the current key: the copy signed before no longer verifies.
       const old = await verifyAsStandardVerifier(gateway.db, gateway.tenant.id, before);
       expect(old.result.verified).toBe(false);
