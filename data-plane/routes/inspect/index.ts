@@ -11,7 +11,7 @@ import fastifyPlugin from 'fastify-plugin';
 import { formatErrorMessage } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { requireScope } from '../../plugins/auth.js';
-import { errorBodySchema, sendError, toGatewayError } from '../../plugins/errors.js';
+import { sendError, toGatewayError } from '../../plugins/errors.js';
 import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 import { answerAllow } from './allow.js';
 import { inspectAnswerSchema } from './answers.js';
@@ -102,7 +102,9 @@ async function registerInspectRoute(
           502: inspectAnswerSchema,
           503: inspectAnswerSchema,
           504: inspectAnswerSchema,
-          401: errorBodySchema,
+          // AGENT_IDENTITY_REQUIRED is a decision; AUTH_INVALID_API_KEY (error shape) is sent by
+          // the error handler with JSON.stringify, like AUTH_INSUFFICIENT_SCOPE under 403.
+          401: inspectAnswerSchema,
           404: inspectAnswerSchema,
           409: inspectAnswerSchema,
         },
