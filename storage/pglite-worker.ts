@@ -8,8 +8,10 @@
 // the main thread reaches the database through `pg` like any PostgreSQL server.
 //
 // The socket server multiplexes its connections onto PGlite's one session: one protocol message
-// at a time, and while a transaction is open only the connection that opened it is served. So a
-// transaction must never wait for another connection: it would wait for itself.
+// at a time, and while a connection is inside an extended-protocol batch or a transaction only
+// that connection is served (pglite-session-queue.ts replaces the library's queue, which let
+// batches interleave). So a transaction must never wait for another connection: it would wait
+// for itself.
 //
 // Protocol with the parent (see embedded-server.ts): `ready` once listening, or `failed` (stage
 // `open` when PGlite cannot open the data, `listen` when the socket cannot be created); on
@@ -19,6 +21,7 @@ import { chmod, unlink } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGliteSessionQueue } from './pglite-session-queue.js';
 
 export interface PGliteWorkerData {
   readonly role: typeof WORKER_ROLE;
@@ -49,6 +52,8 @@ export async function servePGlite(
     if (error.code !== 'ENOENT') throw error;
   });
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections });
+  // Connection handlers take the server's queue when they are created, i.e. after start().
+  (server as unknown as { queryQueue: PGliteSessionQueue }).queryQueue = new PGliteSessionQueue(db);
   await server.start();
   // Anyone who can connect is the database superuser: only this user may.
   await chmod(socketPath, 0o600);
