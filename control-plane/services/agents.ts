@@ -3,6 +3,7 @@
 // inputs do it through `validate:`), so create and update obey one set of rules. The rule that
 // needs the database, audiences naming servers of the tenant, is requireRegisteredAudiences.
 import { randomUUID } from 'node:crypto';
+import { agentDid } from '../../shared/agentiam/dids.js';
 import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
@@ -19,7 +20,6 @@ export interface CreateAgentInput {
   readonly mcpAudiences?: readonly string[];
   /** The agent's Ed25519 public key, as the identity layer encodes it. */
   readonly publicKey: string;
-  readonly did?: string;
 }
 
 /**
@@ -76,7 +76,8 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
         allowedTools: [...input.allowedTools],
         mcpAudiences: [...(input.mcpAudiences ?? [])],
         publicKey: input.publicKey,
-        did: input.did ?? `did:svc:${input.tenantId}:agent:${id}`,
+        // The agent's own identifier is its key's did:key: credentials name it as their subject.
+        did: agentDid(input.publicKey),
       },
     }),
     bumpConfigVersion(db.prisma, input.tenantId),

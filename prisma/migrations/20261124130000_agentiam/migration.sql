@@ -18,3 +18,7 @@ ALTER TABLE "status_lists" ADD COLUMN     "credential" JSONB;
 
 -- DropTable
 DROP TABLE "delegation_credentials";
+
+-- An agent's identifier is the did:key of its public key (AgentIAM: the subject of its
+-- credentials); it used to be a did:svc path nothing resolved.
+UPDATE "agents" SET "did" = 'did:key:' || "publicKey";
