@@ -8,7 +8,3 @@ export const MAX_CHAIN_LINKS = 32;
 export const VERIFY_BODY_LIMIT_BYTES = 256 * 1024;
 /** Largest credential (its JSON text) whose proof is checked; a bigger one fails unverified. */
 export const MAX_CREDENTIAL_JSON_BYTES = 64 * 1024;
-/** Longest Agent-Proof header (a compact JWS of a small payload is about 400 characters). */
-export const MAX_AGENT_PROOF_LENGTH = 4096;
-/** Longest DID the resolver reads (did:svc:<uuid> is 44 characters, did:key:z6Mk… 56). */
-export const MAX_DID_LENGTH = 256;
