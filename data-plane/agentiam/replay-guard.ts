@@ -32,6 +32,11 @@ export class ReplayGuard {
     return this.#seen.size;
   }
 
+  /** How many live proofs it remembers at most. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
   /**
    * Claims `jti` of the key `scope` (the agent's public key: one agent cannot burn another's
    * jtis) for a proof issued at `iatSeconds`. 'replayed' when it was claimed within its window.

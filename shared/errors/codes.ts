@@ -350,9 +350,9 @@ export const ERROR_CODES = {
   // AgentIAM: identity credentials, delegation chains, proof of possession (docs/agentiam.md).
   AGENT_IDENTITY_REQUIRED: {
     status: 401,
-    message: 'tenant policy requires agent identity: {missing}',
+    message: 'agent identity is required or incomplete: {missing}',
     summary:
-      "The tenant's gateway policy requires an identity credential and proof of possession on every call.",
+      'The call needs an identity credential and an Agent-Proof: the tenant requires identity, or one of the two was sent without the other.',
     hint: 'Send agent_credential in the body and an Agent-Proof header signed by the agent key (docs/agentiam.md).',
   },
   CREDENTIAL_MALFORMED: {
@@ -464,11 +464,24 @@ export const ERROR_CODES = {
     summary: 'Each Agent-Proof (its jti) is accepted once.',
     hint: 'Make a new proof with a fresh jti for every call.',
   },
+  AGENT_PROOF_CAPACITY: {
+    status: 503,
+    message: 'more than {limit} agent proofs are live on this data plane; proof {jti} not accepted',
+    summary:
+      'The single-use proof store is full, so a proof cannot be remembered and is refused rather than risk a replay.',
+    hint: 'Retry after a few seconds (a proof is remembered for its 60 s window); add data planes if it persists: the limit is per data plane.',
+  },
   AGENT_IDENTITY_MISMATCH: {
     status: 403,
     message: 'the credential is for agent {credentialAgentId}, not {agentId}',
     summary: 'The presented credential (or the last link of its chain) names another agent.',
     hint: "Present the calling agent's own credential, or a chain ending at it.",
+  },
+  DID_METHOD_NOT_SUPPORTED: {
+    status: 501,
+    message: 'cannot resolve {did}: only did:svc and did:key are resolved here',
+    summary: 'The DID resolver serves tenant DIDs (did:svc) and did:key only.',
+    hint: 'Resolve other DID methods with a resolver for that method.',
   },
   SIGNING_KEY_UNAVAILABLE: {
     status: 503,

@@ -55,9 +55,7 @@ export function resolveDid(
       return sendFailure(
         reply,
         'methodNotSupported',
-        gatewayError('NOT_FOUND', {
-          resource: `resolver for the DID method of ${did} (only did:svc and did:key)`,
-        }),
+        gatewayError('DID_METHOD_NOT_SUPPORTED', { did }),
         501,
       );
     }

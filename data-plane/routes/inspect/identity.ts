@@ -96,12 +96,19 @@ export async function verifyCallIdentity(
     checked.iat,
     now.getTime(),
   );
-  if (claim !== 'claimed') {
-    // 'full': more live proofs than the store holds; refused rather than risk a replay.
+  if (claim === 'replayed') {
     return deny(
       'AGENT_PROOF_REPLAYED',
-      formatErrorMessage('AGENT_PROOF_REPLAYED', {
-        jti: claim === 'replayed' ? checked.jti : `${checked.jti} (or too many proofs in flight)`,
+      formatErrorMessage('AGENT_PROOF_REPLAYED', { jti: checked.jti }),
+    );
+  }
+  if (claim === 'full') {
+    // More live proofs than the store holds: refused rather than risk accepting a replay.
+    return deny(
+      'AGENT_PROOF_CAPACITY',
+      formatErrorMessage('AGENT_PROOF_CAPACITY', {
+        limit: deps.identity.replays.capacity,
+        jti: checked.jti,
       }),
     );
   }
