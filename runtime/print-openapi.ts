@@ -22,7 +22,7 @@ import { errorBodySchema } from '../data-plane/plugins/errors.js';
 import { createReadiness } from '../data-plane/plugins/health.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/index.js';
 import { openDatabase } from '../storage/database.js';
-import { findPackageRoot } from '../storage/package-root.js';
+import { findPackageRoot } from '../shared/package-root.js';
 import { buildGatewayRuntime } from './gateway-runtime.js';
 
 /** Routes anyone may call; every other route needs an API key (`Authorization: Bearer agk_…`). */
@@ -31,6 +31,9 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /readyz',
   'GET /metrics',
   'POST /api/v1/public/compliance/validate/batch',
+  'GET /1.0/identifiers/:did',
+  'GET /contexts/:file',
+  'GET /api/v1/agentiam/status-lists/:id',
 ]);
 
 export const API_KEY_SCHEME = 'apiKey';

@@ -45,6 +45,20 @@ const documentParams = (name: string, description: string) => ({
   required: [name],
 });
 
+/**
+ * OpenAPI answers of a public document route. Bodies are sent as pre-rendered bytes (their ETag
+ * is computed once per snapshot), so these schemas document and never serialize.
+ */
+const documentResponses = (description: string, mediaTypes: readonly string[]) => ({
+  200: {
+    description,
+    content: Object.fromEntries(
+      mediaTypes.map((type) => [type, { schema: { type: 'object', additionalProperties: true } }]),
+    ),
+  },
+  304: { description: 'Not modified: the If-None-Match ETag is current.', type: 'null' },
+});
+
 async function registerAgentIamRoutes(
   app: FastifyInstance,
   deps: AgentIamRoutesDependencies,
@@ -57,6 +71,13 @@ async function registerAgentIamRoutes(
         summary:
           'Resolve a did:svc (tenant CA) or did:key (agent) DID: DIF Universal Resolver HTTP binding, public.',
         params: documentParams('did', 'The DID, e.g. did:svc:<tenantId> or did:key:z6Mk…'),
+        response: documentResponses(
+          'The DID resolution result, or the bare DID document for Accept: application/did+ld+json.',
+          [
+            'application/ld+json;profile="https://w3id.org/did-resolution"',
+            'application/did+ld+json',
+          ],
+        ),
       },
     },
     (request, reply) => resolveDid(deps.store, request, reply),
@@ -68,7 +89,10 @@ async function registerAgentIamRoutes(
         operationId: 'getJsonLdContext',
         summary: 'A JSON-LD context our credentials use (schema/contexts/), public.',
         params: documentParams('file', 'The file name, e.g. agentiam-v1.jsonld.'),
-        response: { 404: errorBodySchema },
+        response: {
+          ...documentResponses('The JSON-LD context document.', ['application/ld+json']),
+          404: errorBodySchema,
+        },
       },
     },
     serveContext,
@@ -81,7 +105,12 @@ async function registerAgentIamRoutes(
         summary:
           "A tenant's signed revocation status list (BitstringStatusListCredential), public.",
         params: documentParams('id', 'The status list id (the last segment of its URL).'),
-        response: { 404: errorBodySchema },
+        response: {
+          ...documentResponses('The signed BitstringStatusListCredential.', [
+            'application/ld+json',
+          ]),
+          404: errorBodySchema,
+        },
       },
     },
     (request, reply) => serveStatusList(deps.store, request, reply),
