@@ -21,8 +21,8 @@ import pino from 'pino';
 import { errorBodySchema } from '../data-plane/plugins/errors.js';
 import { createReadiness } from '../data-plane/plugins/health.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/index.js';
-import { openDatabase } from '../storage/database.js';
 import { findPackageRoot } from '../shared/package-root.js';
+import { openDatabase } from '../storage/database.js';
 import { buildGatewayRuntime } from './gateway-runtime.js';
 
 /** Routes anyone may call; every other route needs an API key (`Authorization: Bearer agk_…`). */

@@ -50,7 +50,8 @@ builder.prismaObject('Agent', {
         'Ed25519 public key, multibase base58btc (`z6Mk…`, as in did:key); unique in the tenant (other tenants may hold the same key).',
     }),
     did: t.exposeString('did', {
-      description: 'Decentralized identifier of the agent: the did:key of its public key (did:key:z6Mk…), the subject of its identity credentials.',
+      description:
+        'Decentralized identifier of the agent: the did:key of its public key (did:key:z6Mk…), the subject of its identity credentials.',
     }),
     status: t.exposeString('status', {
       description: 'Either active or killed; a killed agent is refused on every inspect.',
