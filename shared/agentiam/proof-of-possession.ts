@@ -11,8 +11,8 @@
 //
 // Proofs are made with jose. They are verified with node:crypto's one-shot Ed25519 verify over
 // the signing input instead of jose's compactVerify: this runs on every inspect of a tenant that
-// requires identity, and jose's path (WebCrypto, asynchronous) measured 130 µs per proof here
-// against 63 µs for node:crypto. What jose would also refuse is refused explicitly: any header
+// requires identity, and jose's path (WebCrypto) measured 130 µs per proof here against 63 µs
+// for node:crypto (run on the thread pool, see verifyOffThread). What jose would also refuse is refused explicitly: any header
 // but alg/typ/kid with the expected values (so no `crit`, no `b64: false`), a non-canonical
 // signature.
 import { createHash, createPublicKey, type KeyObject, randomUUID, verify } from 'node:crypto';
@@ -146,7 +146,7 @@ export async function verifyAgentProof(
   }
   const [protectedHeader, payload, signature] = segments as [string, string, string];
   const signingInput = Buffer.from(`${protectedHeader}.${payload}`, 'ascii');
-  if (!verify(null, signingInput, key, Buffer.from(signature, 'base64url'))) {
+  if (!(await verifyOffThread(signingInput, key, Buffer.from(signature, 'base64url')))) {
     return invalid('signature verification failed');
   }
   let json: unknown;
@@ -200,6 +200,17 @@ function invalid(problem: string): AgentProofResult {
     code: 'AGENT_PROOF_INVALID',
     message: formatErrorMessage('AGENT_PROOF_INVALID', { problem }),
   };
+}
+
+/**
+ * node:crypto's verify with a callback runs on libuv's thread pool: the event loop keeps serving
+ * other requests meanwhile, which the synchronous form (measured: 6 000 against 8 800 inspect/s
+ * at 50 connections on 2 cores) does not.
+ */
+function verifyOffThread(data: Buffer, key: KeyObject, signature: Buffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    verify(null, data, key, signature, (error, valid) => resolve(error === null && valid));
+  });
 }
 
 /** Imported public keys by z6Mk; bounded, oldest first out. */
