@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isoSeconds } from '../../shared/agentiam/credentials.js';
-import { gatewayError } from '../../shared/errors/index.js';
+import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
@@ -76,18 +76,6 @@ const issueAnswerSchema = {
   required: ['credential', 'credentialId', 'expiresAt', 'statusListCredential'],
 } as const;
 
-const errorAnswerSchema = {
-  type: 'object',
-  properties: {
-    error: { type: 'string' },
-    reasonCode: { type: 'string' },
-    message: { type: 'string' },
-    hint: { type: 'string' },
-  },
-  required: ['error', 'reasonCode', 'message'],
-  additionalProperties: true,
-} as const;
-
 export async function credentialsIssueRoutes(
   app: FastifyInstance,
   deps: CredentialsIssueDependencies,
@@ -119,11 +107,11 @@ export async function credentialsIssueRoutes(
         body: bodyJsonSchema,
         response: {
           201: issueAnswerSchema,
-          400: errorAnswerSchema,
-          401: errorAnswerSchema,
-          403: errorAnswerSchema,
-          404: errorAnswerSchema,
-          503: errorAnswerSchema,
+          400: errorBodySchema,
+          401: errorBodySchema,
+          403: errorBodySchema,
+          404: errorBodySchema,
+          503: errorBodySchema,
         },
       },
       validatorCompiler: () => (data: unknown) => {

@@ -6,40 +6,9 @@
 // body that is not JSON with MCP_MALFORMED_RPC, as the spec requires).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import {
-  ERROR_CODES,
-  type ErrorCode,
-  GatewayError,
-  gatewayError,
-} from '../../shared/errors/index.js';
+import { buildErrorBody, GatewayError, gatewayError } from '../../shared/errors/index.js';
 
-export interface ErrorBody {
-  readonly error: ErrorCode;
-  readonly reasonCode: ErrorCode;
-  readonly message: string;
-  readonly hint: string;
-  readonly [detail: string]: unknown;
-}
-
-export const errorBodySchema = {
-  type: 'object',
-  properties: {
-    error: { type: 'string' },
-    reasonCode: { type: 'string' },
-    message: { type: 'string' },
-    hint: { type: 'string' },
-  },
-  required: ['error', 'reasonCode', 'message'],
-  additionalProperties: true,
-} as const;
-
-export function buildErrorBody(
-  code: ErrorCode,
-  message: string,
-  details?: Readonly<Record<string, unknown>>,
-): ErrorBody {
-  return { ...details, error: code, reasonCode: code, message, hint: ERROR_CODES[code].hint };
-}
+export { buildErrorBody, type ErrorBody, errorBodySchema } from '../../shared/errors/index.js';
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply

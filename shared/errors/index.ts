@@ -6,6 +6,7 @@ export {
   type ErrorMessageTemplate,
   isErrorCode,
 } from './codes.js';
+export { buildErrorBody, type ErrorBody, errorBodySchema } from './error-body.js';
 export {
   type ErrorParams,
   formatErrorLine,

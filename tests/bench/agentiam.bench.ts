@@ -1,30 +1,6 @@
-// AgentIAM against its budgets (DESIGN.md §10, issue 11 "Proof"), with the gateway configured
-// the way `npm start` runs it (pino at info to /dev/null, no access log) on PGlite:
-//   - a delegation chain of a root identity credential and 5 links verifies in ≤ 1 ms when its
-//     credentials' proof checks are cached and ≤ 60 ms cold. The budget is judged on the data
-//     plane's own verifier called in-process (IdentityVerifier.verifyChain against the compiled
-//     snapshot, as the routes call it); the same chains over HTTP (POST
-//     /api/v1/agentiam/delegation/verify, sequential) are shown beside it: HTTP adds the request.
-//     Cold = an empty proof cache: a fresh verifier per chain in-process, a chain the gateway has
-//     never seen over HTTP (every chain is distinct). jsonld's process-wide context cache is warm
-//     in both, as in any gateway that has verified or issued one credential;
-//   - credential issue throughput over HTTP (POST /api/v1/agentiam/credentials/issue: a
-//     transaction under the tenant's row lock, one Ed25519Signature2020 signature, an audit
-//     entry), sequential and with 8 concurrent clients, on PGlite and on PostgreSQL when
-//     DATABASE_URL is set (report only);
-//   - inspect allow (simulation) with requireAgentIdentity on (credential in the body and a fresh
-//     Agent-Proof per request: proofs are single-use) against off, two tenants of one gateway
-//     that differ only in that switch: sequential latency (interleaved) and throughput at 50
-//     connections; the cost of identity as a ratio and in µs (report only).
-// Root credentials are issued by the control plane's own service; links are signed with the
-// registered agents' keys (signCredential); Agent-Proofs are made by createAgentProof before
-// each run, outside the timed region, and handed to the load generator (load.ts, a child
-// process) through a file.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { Pool } from 'undici';
 import { createLogger } from '../../cli/logger.js';
@@ -42,8 +18,9 @@ import {
 } from '../support/agentiam-client.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
-import type { LatencySummary, LoadRequest, LoadResult, LoadSpec } from './load.js';
+import type { LatencySummary, LoadRequest, LoadResult } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
+import { runLoad } from './run-load.js';
 
 const BUDGET = { warmChainMs: 1, coldChainMs: 60 };
 const LINKS = 5;
@@ -79,7 +56,6 @@ const PROBE_PROOFS = 15_000;
 const POOL_MARGIN = 2;
 const POOL_MAX = 200_000;
 
-const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 const AGENT_PROOF = 'agent-proof';
 
 type Throughput = Extract<LoadResult, { kind: 'throughput' }>;
@@ -87,21 +63,6 @@ type Throughput = Extract<LoadResult, { kind: 'throughput' }>;
 interface Chain {
   readonly root: Record<string, unknown>;
   readonly links: readonly Record<string, unknown>[];
-}
-
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', LOAD_SCRIPT, JSON.stringify(spec)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as LoadResult;
 }
 
 async function throughput(

@@ -14,15 +14,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { createLogger } from '../../cli/logger.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { RAW_ECHO_SERVER } from './echo-upstream.js';
-import type { LatencySummary, LoadRequest, LoadResult, LoadSpec } from './load.js';
+import type { LatencySummary, LoadRequest, LoadResult } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
+import { runLoad } from './run-load.js';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
@@ -43,8 +43,6 @@ const BUDGET = {
 };
 const DENY_CONNECTIONS = 8;
 
-const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
-
 async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', RAW_ECHO_SERVER], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -53,19 +51,6 @@ async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
     return { url: (JSON.parse(line) as { url: string }).url, child };
   }
   throw new Error('upstream process exited before reporting its URL');
-}
-
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT, JSON.stringify(spec)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`load generator exited with ${code}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as LoadResult;
 }
 
 async function throughput(

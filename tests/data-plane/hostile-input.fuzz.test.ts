@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { hostileUriComponent } from '../support/hostile-uri.js';
 import { findAuditEntry, quickDatabaseKind } from './inspect/support.js';
 
 const hostileText = fc.oneof(
@@ -43,21 +44,6 @@ const malformedCursor = fc.oneof(
   hostileText.map((text) => Buffer.from(`GPC:${text}`).toString('base64')),
   hostileText.map((text) => Buffer.from(text).toString('base64')),
 );
-
-/** Percent-encoded as an attacker would send it: an unpaired surrogate as its raw WTF-8 bytes. */
-function hostileUriComponent(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    if (code < 0xd800 || code > 0xdfff) out += encodeURIComponent(char);
-    else {
-      for (const byte of [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]) {
-        out += `%${byte.toString(16).toUpperCase()}`;
-      }
-    }
-  }
-  return out;
-}
 
 describe('hostile input on every public endpoint', () => {
   let gw: TestGateway;

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addKeyedAgent, issueCredential } from '../../support/agentiam-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { hostileUriComponent } from '../../support/hostile-uri.js';
 import { quickDatabaseKind } from '../inspect/support.js';
 
 const unit = fc.constantFrom(
@@ -35,21 +36,6 @@ const text = fc.oneof(
   fc.string({ unit: 'grapheme-ascii', minLength: 90, maxLength: 300 }),
 );
 
-/** As an attacker would send it: percent-encoded, unpaired surrogates as raw WTF-8 bytes. */
-function encode(value: string): string {
-  let out = '';
-  for (const char of value) {
-    const code = char.codePointAt(0) as number;
-    if (code < 0xd800 || code > 0xdfff) out += encodeURIComponent(char);
-    else {
-      for (const byte of [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]) {
-        out += `%${byte.toString(16).toUpperCase()}`;
-      }
-    }
-  }
-  return out;
-}
-
 describe('AgentIAM public routes under generated input', () => {
   let gateway: TestGateway;
   let validSegments: string[];
@@ -73,11 +59,11 @@ describe('AgentIAM public routes under generated input', () => {
 
   it('never answers 500, whatever the path, Accept and If-None-Match', async () => {
     const segment = fc.oneof(
-      text.map(encode),
-      fc.constantFrom(...validSegments).map(encode),
+      text.map(hostileUriComponent),
+      fc.constantFrom(...validSegments).map(hostileUriComponent),
       fc
         .tuple(fc.constantFrom(...validSegments), text)
-        .map(([valid, tail]) => encode(valid + tail)),
+        .map(([valid, tail]) => hostileUriComponent(valid + tail)),
       fc.constantFrom('%', '%E0%A4%A', '%FF', '..', '%2e%2e', ''),
     );
     const header = fc.option(

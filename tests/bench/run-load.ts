@@ -1,0 +1,21 @@
+// Runs the load generator (load.ts) in a child process, so that it does not share the measured
+// server's event loop, and returns its one-line JSON result. load.ts runs when it is loaded, so
+// the suites import this instead.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult, LoadSpec } from './load.js';
+
+const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_SCRIPT, JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`load generator exited with ${code}`);
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '') as LoadResult;
+}
