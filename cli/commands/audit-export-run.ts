@@ -11,7 +11,6 @@ import { openAuditExport } from '../../storage/audit-export.js';
 import { isProcessAlive, readDataDirLock } from '../../storage/data-dir-lock.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { readMigrations } from '../../storage/migrations.js';
-import type { ExportFlags } from './audit-export.js';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -19,6 +18,15 @@ const EXIT_USAGE = 2;
 
 /** Output is written in chunks of about this size, not one write per entry. */
 const CHUNK_BYTES = 64 * 1024;
+
+/** The options of `audit export`, as commander parses them. */
+export interface ExportFlags {
+  tenant: string;
+  from?: string;
+  to?: string;
+  output?: string;
+  dataDir?: string;
+}
 
 export async function runAuditExport(flags: ExportFlags): Promise<number> {
   let from: Date | undefined;

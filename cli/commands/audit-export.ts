@@ -5,16 +5,10 @@
 // running gateway holds exclusively: then the command says who holds it and never opens it.
 // Read-only: it never migrates. Exit codes: 0 exported, 1 the export failed, 2 usage.
 import type { Command } from 'commander';
+// Type only: the command's code is loaded when it runs, so --help stays fast.
+import type { ExportFlags } from './audit-export-run.js';
 
 const EXIT_USAGE = 2;
-
-export interface ExportFlags {
-  tenant: string;
-  from?: string;
-  to?: string;
-  output?: string;
-  dataDir?: string;
-}
 
 export function registerAuditExport(audit: Command): void {
   audit

@@ -13,11 +13,7 @@ import { createHash } from 'node:crypto';
 import { tenantDid, tenantDidDocument } from '../../shared/agentiam/dids.js';
 import { decodeStatusList } from '../../shared/agentiam/status-list.js';
 import type { CaKeyConfig, TenantConfig } from '../../shared/snapshot/index.js';
-import type {
-  CompiledIdentity,
-  CompiledRetiredKey,
-  CompiledStatusList,
-} from './compiled-snapshot.js';
+import type { CompiledIdentity, CompiledRetiredKey, CompiledStatusList } from './compiled-types.js';
 
 export function compileIdentity(
   config: TenantConfig,

@@ -28,7 +28,7 @@ import type {
   CompiledGatewayPolicy,
   CompiledServer,
   CompiledTenant,
-} from './compiled-snapshot.js';
+} from './compiled-types.js';
 import { compileAllowList, compileNameMatcher } from './name-matcher.js';
 
 // The bundled policies are part of the engine, not of a snapshot: compiled once per process.
