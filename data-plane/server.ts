@@ -2,7 +2,7 @@
 // bodies and timeouts (a gateway must not be the component an agent can exhaust), the one error
 // model, liveness/readiness, Prometheus metrics and the `request.auth` decoration. Building is
 // separate from listening, so tests `inject` and the composition decides where to listen.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 import { authPlugin } from './plugins/auth.js';
@@ -62,7 +62,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const headersMs = Math.min(timeouts.headersMs ?? DEFAULT_SERVER_TIMEOUTS.headersMs, requestMs);
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
-    disableRequestLogging: options.accessLog !== true,
+    logController: new LogController({ disableRequestLogging: options.accessLog !== true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestTimeout: requestMs,
     connectionTimeout: timeouts.idleMs ?? DEFAULT_SERVER_TIMEOUTS.idleMs,
