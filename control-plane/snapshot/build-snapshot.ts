@@ -16,6 +16,7 @@ import {
   type ExecutionMode,
   type GatewayPolicyConfig,
   groupProblemsByTenant,
+  type OAuthClientAuthMethod,
   type OAuthMode,
   type SnapshotProblem,
   type TenantConfig,
@@ -46,31 +47,52 @@ export async function buildConfigSnapshot(
 ): Promise<ConfigSnapshot> {
   const now = new Date();
   const { prisma } = db;
-  const [tenants, policies, keys, servers, agents, versions, caKeys, statusLists] =
-    await Promise.all([
-      prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
-      prisma.gatewayPolicy.findMany(),
-      prisma.apiKey.findMany({
-        where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-      }),
-      prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
-      prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
-      prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
-      // Public halves only: the sealed private key never leaves the control plane.
-      prisma.tenantSigningKey.findMany({
-        where: {
-          purpose: 'agentiam-ca',
-          OR: [{ status: 'active' }, { status: 'retired', resolvableUntil: { gt: now } }],
-        },
-        select: { id: true, tenantId: true, publicKey: true, status: true, resolvableUntil: true },
-        orderBy: { createdAt: 'desc' },
-      }),
-      prisma.statusList.findMany({
-        where: { credential: { not: Prisma.DbNull } },
-        select: { id: true, tenantId: true, version: true, credential: true },
-        orderBy: { id: 'asc' },
-      }),
-    ]);
+  const [
+    tenants,
+    policies,
+    keys,
+    servers,
+    agents,
+    versions,
+    caKeys,
+    statusLists,
+    oauthClients,
+    revokedTokens,
+    tokenSigningKeys,
+  ] = await Promise.all([
+    prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
+    prisma.gatewayPolicy.findMany(),
+    prisma.apiKey.findMany({
+      where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    }),
+    prisma.mcpServer.findMany({ orderBy: { serverId: 'asc' } }),
+    prisma.agent.findMany({ orderBy: { createdAt: 'asc' } }),
+    prisma.nplPolicyVersion.findMany({ orderBy: [{ name: 'asc' }, { publishedAt: 'asc' }] }),
+    // Public halves only: the sealed private key never leaves the control plane.
+    prisma.tenantSigningKey.findMany({
+      where: {
+        purpose: 'agentiam-ca',
+        OR: [{ status: 'active' }, { status: 'retired', resolvableUntil: { gt: now } }],
+      },
+      select: { id: true, tenantId: true, publicKey: true, status: true, resolvableUntil: true },
+      orderBy: { createdAt: 'desc' },
+    }),
+    prisma.statusList.findMany({
+      where: { credential: { not: Prisma.DbNull } },
+      select: { id: true, tenantId: true, version: true, credential: true },
+      orderBy: { id: 'asc' },
+    }),
+    prisma.oAuthClient.findMany({ where: { revokedAt: null }, orderBy: { createdAt: 'asc' } }),
+    prisma.issuedToken.findMany({
+      where: { revokedAt: { not: null }, expiresAt: { gt: now } },
+      select: { id: true, tenantId: true, expiresAt: true },
+      orderBy: { id: 'asc' },
+    }),
+    prisma.tokenSigningKey.findMany({
+      where: { retiredAt: null },
+      orderBy: { createdAt: 'asc' },
+    }),
+  ]);
   const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
     const map = new Map<string, T[]>();
     for (const row of rows) {
@@ -87,6 +109,8 @@ export async function buildConfigSnapshot(
   const versionsOf = byTenant(versions);
   const caKeysOf = byTenant(caKeys);
   const statusListsOf = byTenant(statusLists);
+  const oauthClientsOf = byTenant(oauthClients);
+  const revokedTokensOf = byTenant(revokedTokens);
 
   const tenantConfigs: TenantConfig[] = tenants.map((tenant) => {
     const policy = policyOf.get(tenant.id);
@@ -137,9 +161,29 @@ export async function buildConfigSnapshot(
           credential: asRecord(list.credential),
         })),
       },
+      oauthClients: (oauthClientsOf.get(tenant.id) ?? []).map((client) => ({
+        id: client.id,
+        agentId: asAgentId(client.agentId),
+        secretHash: client.secretHash,
+        authMethod: client.authMethod as OAuthClientAuthMethod,
+        grantTypes: client.grantTypes,
+        audiences: client.audiences,
+      })),
+      revokedTokens: (revokedTokensOf.get(tenant.id) ?? []).map((token) => ({
+        jti: token.id,
+        expiresAt: token.expiresAt.toISOString(),
+      })),
     };
   });
-  const snapshot: ConfigSnapshot = { version, builtAt: now.toISOString(), tenants: tenantConfigs };
+  const snapshot: ConfigSnapshot = {
+    version,
+    builtAt: now.toISOString(),
+    tenants: tenantConfigs,
+    tokenSigningKeys: tokenSigningKeys.map((key) => ({
+      kid: key.id,
+      publicJwk: asRecord(key.publicJwk),
+    })),
+  };
   if (options.onProblems) {
     const problems = checkSnapshotConsistency(snapshot);
     if (problems.length > 0) options.onProblems(groupProblemsByTenant(problems), version);

@@ -81,6 +81,7 @@ export function compileSnapshot(
           version: snapshot.version,
           builtAt: snapshot.builtAt,
           tenants: [...tenants.values()].map((tenant) => tenant.source),
+          tokenSigningKeys: snapshot.tokenSigningKeys,
         };
   return Object.freeze({
     version: snapshot.version,

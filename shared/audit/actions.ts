@@ -49,6 +49,12 @@ export const AUDIT_ACTIONS = {
   CREDENTIAL_ISSUED: 'credential.issued',
   /** An operator revoked an identity credential: its status-list bit is set. */
   CREDENTIAL_REVOKED: 'credential.revoked',
+  /** An operator registered an OAuth client for an agent (POST /oauth/register, GraphQL). */
+  OAUTH_CLIENT_REGISTERED: 'oauth.client_registered',
+  /** An operator revoked an OAuth client: it authenticates no more, its tokens are refused. */
+  OAUTH_CLIENT_REVOKED: 'oauth.client_revoked',
+  /** A client or operator revoked an access token (RFC 7009). */
+  OAUTH_TOKEN_REVOKED: 'oauth.token_revoked',
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

@@ -501,6 +501,55 @@ export const ERROR_CODES = {
     summary: 'Sealed keys in the database were sealed under another master key.',
     hint: 'Start with the master key the keys were sealed under (the same AGENT_GATEWAY_MASTER_KEY on every process).',
   },
+  // OAuth authorization server (docs/oauth.md). Answered as RFC 6749 error bodies
+  // `{ error, error_description }`; the RFC's `error` string of each code is in shared/oauth.
+  OAUTH_INVALID_REQUEST: {
+    status: 400,
+    message: '{problem}',
+    summary:
+      'The OAuth request is missing a parameter, repeats one, or is malformed (invalid_request).',
+    hint: 'The description names the parameter; docs/oauth.md lists what each endpoint takes.',
+  },
+  OAUTH_INVALID_CLIENT: {
+    status: 401,
+    message: 'client authentication failed: {problem}',
+    summary:
+      'The client is unknown, revoked, or did not authenticate as registered (invalid_client).',
+    hint: 'Send client_id and client_secret (HTTP Basic or the form), or a private_key_jwt assertion signed by the agent key.',
+  },
+  OAUTH_INVALID_GRANT: {
+    status: 400,
+    message: '{problem}',
+    summary: 'The grant is invalid, expired, revoked or for another client (invalid_grant).',
+    hint: 'Start the grant again; a killed agent gets no tokens.',
+  },
+  OAUTH_INVALID_TARGET: {
+    status: 400,
+    message: 'resource {resource}: {problem}',
+    summary:
+      'The resource must be exactly one mcp://{serverId} (or <issuer>/mcp/{serverId}) the agent and client may reach (invalid_target).',
+    hint: "Register the server in the tenant and list mcp://{serverId} in the agent's mcpAudiences and the client's audiences.",
+  },
+  OAUTH_UNSUPPORTED_GRANT_TYPE: {
+    status: 400,
+    message: 'grant_type {grantType} is not supported here',
+    summary:
+      'The token endpoint supports the grant types listed in the discovery document (unsupported_grant_type).',
+    hint: 'Read grant_types_supported at /.well-known/oauth-authorization-server.',
+  },
+  OAUTH_UNAUTHORIZED_CLIENT: {
+    status: 400,
+    message: 'client {clientId} is not registered for grant_type {grantType}',
+    summary: 'The client may not use this grant type (unauthorized_client).',
+    hint: 'Register the client with the grant type it uses (POST /oauth/register, grant_types).',
+  },
+  OAUTH_RATE_LIMITED: {
+    status: 429,
+    message: 'too many failed client authentications; retry after {retryAfterSeconds} s',
+    summary:
+      'Failed client authentications are limited per client and per address (temporarily_unavailable).',
+    hint: 'Fix the client credentials; the Retry-After header says when to try again.',
+  },
   AUDIT_ENTRY_DUPLICATE: {
     status: null,
     message: 'audit entry not written: an entry with id {entryId} already exists',

@@ -10,6 +10,15 @@ export interface ConfigSnapshot {
   readonly version: number;
   readonly builtAt: string;
   readonly tenants: readonly TenantConfig[];
+  /** Public halves of the data planes' access-token signing keys (the JWKS), not retired. */
+  readonly tokenSigningKeys: readonly TokenSigningKeyConfig[];
+}
+
+export interface TokenSigningKeyConfig {
+  /** kid: RFC 7638 thumbprint of the public JWK. */
+  readonly kid: string;
+  /** `{ kty: 'OKP', crv: 'Ed25519', x }`. */
+  readonly publicJwk: Readonly<Record<string, unknown>>;
 }
 
 export interface TenantConfig {
@@ -24,6 +33,35 @@ export interface TenantConfig {
   readonly policies: readonly PolicyVersionConfig[];
   /** AgentIAM public material: CA public keys and signed status lists (never a private key). */
   readonly identity: TenantIdentityConfig;
+  /** Registered OAuth clients that are not revoked (secrets only as hashes). */
+  readonly oauthClients: readonly OAuthClientConfig[];
+  /** Access tokens revoked before they expire: refused by introspection and the proxy. */
+  readonly revokedTokens: readonly RevokedTokenConfig[];
+}
+
+export const OAUTH_CLIENT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+] as const;
+export type OAuthClientAuthMethod = (typeof OAUTH_CLIENT_AUTH_METHODS)[number];
+
+export interface OAuthClientConfig {
+  /** client_id. */
+  readonly id: string;
+  readonly agentId: AgentId;
+  /** SHA-256 (hex) of the secret; null for a private_key_jwt client. */
+  readonly secretHash: string | null;
+  readonly authMethod: OAuthClientAuthMethod;
+  readonly grantTypes: readonly string[];
+  /** mcp://{serverId} resources this client may obtain tokens for. */
+  readonly audiences: readonly string[];
+}
+
+export interface RevokedTokenConfig {
+  readonly jti: string;
+  /** ISO 8601; after it the token is refused for its expiry anyway. */
+  readonly expiresAt: string;
 }
 
 export interface TenantIdentityConfig {

@@ -11,6 +11,7 @@ const snapshot = (version: number): ConfigSnapshot => ({
   version,
   builtAt: new Date(0).toISOString(),
   tenants: [],
+  tokenSigningKeys: [],
 });
 
 function parse(text: string, chunk = 7): SseEvent[] {

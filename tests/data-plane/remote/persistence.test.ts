@@ -9,6 +9,7 @@ const snapshot = (version: number): ConfigSnapshot => ({
   version,
   builtAt: new Date(0).toISOString(),
   tenants: [],
+  tokenSigningKeys: [],
 });
 
 function warnings() {

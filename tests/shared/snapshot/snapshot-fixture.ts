@@ -64,6 +64,8 @@ export function makeTenant(
     ],
     policies: [],
     identity: { caKeys: [], statusLists: [] },
+    oauthClients: [],
+    revokedTokens: [],
     ...rest,
     gatewayPolicy: { ...OPEN_POLICY, ...gatewayPolicy },
   };
@@ -97,5 +99,5 @@ export function makePolicyVersion(
 }
 
 export function makeSnapshot(version: number, tenants: readonly TenantConfig[]): ConfigSnapshot {
-  return { version, builtAt: new Date(0).toISOString(), tenants };
+  return { version, builtAt: new Date(0).toISOString(), tenants, tokenSigningKeys: [] };
 }
