@@ -14,6 +14,9 @@ import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
+import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
+import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
+import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
 import { findPresentedKey } from '../data-plane/plugins/auth.js';
 import type { Readiness } from '../data-plane/plugins/health.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../data-plane/plugins/metrics.js';
@@ -30,6 +33,7 @@ import type { ConfigSnapshot } from '../shared/snapshot/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
 import { withStorableText } from '../storage/storable-audit.js';
+import { registerTokenSigningKey } from './token-signing-key.js';
 
 /** The parts of a running gateway: the HTTP app, the in-memory configuration and its feeders. */
 export interface GatewayRuntime {
@@ -55,6 +59,15 @@ export interface GatewayRuntime {
    * handed over at start once checked against the sealed keys (runtime/master-key.ts).
    */
   readonly keyCustody: KeyCustody;
+  /** The access-token signer of a process serving the data plane with a signing key. */
+  readonly tokenSigner: TokenSigner | undefined;
+  /** Writes issued access tokens (IssuedToken rows) in batches; flushed by `stop()`. */
+  readonly issuedTokens: IssuedTokenRecorder;
+  /**
+   * Upserts the signing key's public half into token_signing_keys (a no-op without a key): call
+   * it after migrations and before the first snapshot is built, so the JWKS lists the key.
+   */
+  registerTokenSigningKey(): Promise<void>;
   /** Stops the publisher, the audit writer and the upstream pool (not the app, not the db). */
   stop(): Promise<void>;
 }
@@ -89,6 +102,11 @@ export interface GatewayRuntimeOptions {
   readonly publicUrl?: PublicUrl;
   /** The master key sealing the tenant CA keys, when known at build time (tests). */
   readonly masterKey?: { readonly key: Buffer; readonly source: string };
+  /**
+   * The access-token signing key (runtime/token-signing-key.ts) of a process serving the data
+   * plane. Without it, forwards under oauthMode mcp_as fail closed with MCP_OAUTH_UNAVAILABLE.
+   */
+  readonly tokenSigningKey?: TokenSigningKeyMaterial;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -139,6 +157,11 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   });
   const executions = new ExecutionRegistry();
   const keyUsage = new KeyUsageRecorder(db, { logger });
+  const issuedTokens = new IssuedTokenRecorder(db, { logger });
+  const tokenSigner =
+    options.tokenSigningKey && role !== 'control-plane'
+      ? await TokenSigner.create(options.tokenSigningKey, publicUrl)
+      : undefined;
   // A control plane alone serves the HTTP edge without data-plane routes.
   const app =
     role === 'control-plane'
@@ -158,6 +181,9 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           onKeyUse: (keyId) => keyUsage.record(keyId),
           listedTools,
           publicUrl,
+          mintAccessToken: tokenSigner
+            ? createForwardingTokenMinter(tokenSigner, issuedTokens)
+            : undefined,
         });
   let configStream: ConfigStreamHub | undefined;
   if (role === 'control-plane') {
@@ -197,12 +223,20 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     configStream,
     publicUrl,
     keyCustody,
+    tokenSigner,
+    issuedTokens,
+    async registerTokenSigningKey() {
+      if (options.tokenSigningKey && role !== 'control-plane') {
+        await registerTokenSigningKey(db, options.tokenSigningKey);
+      }
+    },
     async stop() {
       publisher.stop();
       await toolRefresher.stop();
       await listedTools.idle();
       configStream?.close();
       await keyUsage.stop();
+      await issuedTokens.stop();
       await audit.close();
       await upstream.close();
       await events.close();

@@ -14,6 +14,7 @@ import { openEventBus } from '../storage/events/index.js';
 import type { GatewayConfig } from './config.js';
 import { buildGatewayRuntime, type GatewayRole, type GatewayRuntime } from './gateway-runtime.js';
 import { listen } from './listen.js';
+import { loadTokenSigningKey } from './token-signing-key.js';
 
 export interface RunningProcess {
   readonly url: string;
@@ -67,6 +68,9 @@ export async function startProcess(
       onError: (err, during) => logger.warn({ err, during }, 'event bus problem'),
     });
     try {
+      // Every process serving the data plane mints with its own key, kept in its data directory.
+      const tokenSigningKey =
+        plan.role === 'control-plane' ? undefined : await loadTokenSigningKey(config.dataDir);
       runtime = await buildGatewayRuntime({
         events,
         db,
@@ -78,6 +82,7 @@ export async function startProcess(
         accessLog: config.accessLog,
         role: plan.role,
         publicUrl: new PublicUrl(config.publicUrl),
+        ...(tokenSigningKey ? { tokenSigningKey } : {}),
       });
     } catch (error) {
       await events.close().catch(() => {});

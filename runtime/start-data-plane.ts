@@ -48,6 +48,9 @@ export async function startDataPlane(
       const ready = () => markReady(readiness, logger, { url, version: store.current?.version });
       if (store.current) ready();
       else store.onApply(ready);
+      // The control plane builds the snapshots this process serves: its JWKS names this key once
+      // the row exists (the control plane owns migrations; the table exists once it has run).
+      await runtime.registerTokenSigningKey();
       client!.start();
     },
     async stopFeeds() {

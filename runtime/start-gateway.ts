@@ -55,6 +55,8 @@ export function startGateway(
         options.onAdminKeyCreated?.(bootstrap.adminKey.key, file);
       }
       readiness.reason = 'loading configuration';
+      // Before the first snapshot, so the JWKS it carries names this process's signing key.
+      await runtime.registerTokenSigningKey();
       await runtime.publisher.start();
       runtime.toolRefresher.start();
       markReady(readiness, logger, { url });

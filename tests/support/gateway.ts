@@ -18,6 +18,7 @@ import { createApiKey, createTenant } from '../../control-plane/services/tenants
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
 import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
+import { generateTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
@@ -77,7 +78,9 @@ export async function startTestGateway(
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.requireMcpOAuth ? { requireMcpOAuth: true } : {}),
     ...(options.toolsListWaitMs === undefined ? {} : { toolsListWaitMs: options.toolsListWaitMs }),
+    tokenSigningKey: await generateTokenSigningKey(),
   });
+  await runtime.registerTokenSigningKey();
   await runtime.publisher.start();
   await runtime.app.listen({ host: '127.0.0.1', port: 0 });
   readiness.ready = true;

@@ -486,15 +486,18 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
       expect(upstream.calls.get('slow')).toBe(1);
     });
 
-    it('503 MCP_OAUTH_UNAVAILABLE: oauthMode mcp_as without a token issuer', async () => {
+    it('200 under oauthMode mcp_as: the forward carries a gateway-minted bearer token', async () => {
+      // (tests/data-plane/oauth/forwarding.test.ts verifies the token itself.)
       const oauth = await gateway.addTenant();
       await gateway.registerServer({ tenantId: oauth.id, serverId: 'files', url: upstream.url });
       await gateway.setPolicy(oauth.id, { trustedServers: ['files'], oauthMode: 'mcp_as' });
-      const { status, body } = await withoutForward(() =>
-        gateway.inspect(inspectBody(oauth.agentId, { mode: 'production' }), { key: oauth.key }),
+      const { status, body } = await gateway.inspect(
+        inspectBody(oauth.agentId, { mode: 'production' }),
+        { key: oauth.key },
       );
-      expect(status).toBe(503);
-      expect(body).toMatchObject({ decision: 'allow', reasonCode: 'MCP_OAUTH_UNAVAILABLE' });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ decision: 'allow' });
+      expect(upstream.lastAuthorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
     });
   });
 

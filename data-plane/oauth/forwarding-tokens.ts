@@ -1,0 +1,57 @@
+// The access token a forward carries under oauthMode mcp_as (spec §5.3): aud mcp://{serverId},
+// sub the agent, client_id `gateway`, 300 s. One token per (tenant, agent, server) is cached and
+// reused until half its life has passed, so the hot path signs about once per 150 s per pair and
+// never waits on the database (issuance is recorded by the batched recorder).
+import type { AccessTokenMinter } from '../routes/inspect/dependencies.js';
+import type { IssuedTokenRecorder } from './issued-tokens.js';
+import { DEFAULT_TOKEN_LIFETIME_SECONDS, type TokenSigner } from './token-signer.js';
+
+/** The client_id of tokens the gateway mints for itself (no OAuthClient row). */
+export const GATEWAY_CLIENT_ID = 'gateway';
+
+interface CachedToken {
+  readonly token: string;
+  /** Epoch ms after which a fresh token is minted. */
+  readonly renewAtMs: number;
+}
+
+/** Cache entries beyond this are dropped (oldest first) before a new one is added. */
+const CACHE_CAPACITY = 10_000;
+
+export function createForwardingTokenMinter(
+  signer: TokenSigner,
+  recorder: Pick<IssuedTokenRecorder, 'record'>,
+  options: { lifetimeSeconds?: number } = {},
+): AccessTokenMinter {
+  const lifetime = options.lifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
+  const cache = new Map<string, CachedToken>();
+  return async ({ tenant, agent, server }) => {
+    const key = `${tenant.id}\n${agent.id}\n${server.serverId}`;
+    const now = Date.now();
+    const cached = cache.get(key);
+    if (cached && cached.renewAtMs > now) return cached.token;
+    const audience = `mcp://${server.serverId}`;
+    const minted = await signer.mint(
+      { sub: agent.id, aud: audience, clientId: GATEWAY_CLIENT_ID, tenantId: tenant.id, scope: '' },
+      lifetime,
+    );
+    recorder.record({
+      jti: minted.jti,
+      tenantId: tenant.id,
+      clientId: null,
+      agentId: agent.id,
+      audience,
+      scope: '',
+      issuedAt: minted.issuedAt,
+      expiresAt: minted.expiresAt,
+    });
+    cache.delete(key);
+    if (cache.size >= CACHE_CAPACITY) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    const halfLifeMs = ((minted.expiresAt - minted.issuedAt) * 1000) / 2;
+    cache.set(key, { token: minted.token, renewAtMs: minted.issuedAt * 1000 + halfLifeMs });
+    return minted.token;
+  };
+}

@@ -1,0 +1,89 @@
+// Signs the gateway's access tokens (RFC 9068 JWTs) in memory with the process's Ed25519 token
+// signing key: header `{ alg: EdDSA, typ: at+jwt, kid }`, claims iss, sub, aud (exactly one
+// resource), client_id, iat, exp, jti, scope, tenant_id. Minting never touches the database: the
+// caller records issuance through the batched recorder (issued-tokens.ts). jose's SignJWT over a
+// KeyObject imported once: an Ed25519 signature costs tens of microseconds, jose adds only the
+// JSON and base64url work around it.
+import { randomUUID } from 'node:crypto';
+import { importJWK, type JWK, SignJWT } from 'jose';
+import type { PublicUrl } from '../../shared/public-url.js';
+
+/** Longest lifetime of any access token (spec §8). */
+export const MAX_TOKEN_LIFETIME_SECONDS = 900;
+export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
+
+export interface AccessTokenClaims {
+  /** The agent id. */
+  readonly sub: string;
+  /** The one resource the token is for (mcp://{serverId} or <issuer>/mcp/{serverId}). */
+  readonly aud: string;
+  /** The OAuth client's id, or `gateway` for a token the gateway mints to forward a call. */
+  readonly clientId: string;
+  readonly tenantId: string;
+  readonly scope: string;
+}
+
+export interface MintedToken {
+  readonly token: string;
+  readonly jti: string;
+  /** Epoch seconds. */
+  readonly issuedAt: number;
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+}
+
+export interface TokenSigningKeyMaterial {
+  /** RFC 7638 thumbprint of the public JWK. */
+  readonly kid: string;
+  /** `{ kty: OKP, crv: Ed25519, x, d }`. */
+  readonly privateJwk: JWK;
+  /** `{ kty: OKP, crv: Ed25519, x }`. */
+  readonly publicJwk: JWK;
+}
+
+export class TokenSigner {
+  readonly kid: string;
+  readonly publicJwk: JWK;
+  readonly #key: CryptoKey | Uint8Array;
+  readonly #issuer: Pick<PublicUrl, 'get'>;
+
+  private constructor(
+    material: TokenSigningKeyMaterial,
+    key: CryptoKey | Uint8Array,
+    issuer: Pick<PublicUrl, 'get'>,
+  ) {
+    this.kid = material.kid;
+    this.publicJwk = material.publicJwk;
+    this.#key = key;
+    this.#issuer = issuer;
+  }
+
+  static async create(
+    material: TokenSigningKeyMaterial,
+    issuer: Pick<PublicUrl, 'get'>,
+  ): Promise<TokenSigner> {
+    const key = await importJWK({ ...material.privateJwk, alg: 'EdDSA' }, 'EdDSA');
+    return new TokenSigner(material, key, issuer);
+  }
+
+  /** Signs a token for `lifetimeSeconds` (capped at MAX_TOKEN_LIFETIME_SECONDS). */
+  async mint(claims: AccessTokenClaims, lifetimeSeconds: number): Promise<MintedToken> {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + Math.min(lifetimeSeconds, MAX_TOKEN_LIFETIME_SECONDS);
+    const jti = randomUUID();
+    const token = await new SignJWT({
+      client_id: claims.clientId,
+      scope: claims.scope,
+      tenant_id: claims.tenantId,
+    })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: this.kid })
+      .setIssuer(this.#issuer.get())
+      .setSubject(claims.sub)
+      .setAudience(claims.aud)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .setJti(jti)
+      .sign(this.#key);
+    return { token, jti, issuedAt, expiresAt };
+  }
+}
