@@ -1,11 +1,12 @@
 // The control plane as one Fastify plugin: GraphQL (queries, mutations, subscriptions over
-// graphql-ws), the management REST routes (credential issue) and, when the process feeds remote
+// graphql-ws), the management REST routes (credential issue, OAuth client registration) and, when the process feeds remote
 // data planes, the configuration stream. The composition (runtime/) registers it on the shared
 // HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
 import { credentialsIssueRoutes } from './routes/credentials-issue.js';
+import { oauthRegisterRoutes } from './routes/oauth-register.js';
 import type { ConfigStreamHub } from './stream/hub.js';
 import { configStreamPlugin } from './stream/plugin.js';
 
@@ -20,6 +21,7 @@ export async function controlPlanePlugin(
 ): Promise<void> {
   await app.register(graphqlPlugin, deps);
   await app.register(credentialsIssueRoutes, deps);
+  await app.register(oauthRegisterRoutes, deps);
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
   }

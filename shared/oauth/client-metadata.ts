@@ -61,7 +61,7 @@ export const clientMetadataSchema = z
       .describe(`Name shown to operators, 1-${CLIENT_NAME_MAX} characters; default the agent's.`),
     grant_types: z
       .array(
-        z.string().refine((grant) => (SUPPORTED_GRANT_TYPES as readonly string[]).includes(grant), {
+        z.enum(SUPPORTED_GRANT_TYPES, {
           message: `only ${SUPPORTED_GRANT_TYPES.join(', ')} is supported`,
         }),
       )
@@ -99,13 +99,15 @@ export const clientMetadataSchema = z
       .refine((value) => value === undefined, {
         message: "not accepted: a private_key_jwt client signs with the agent's registered key",
       })
-      .optional(),
+      .optional()
+      .describe("Not accepted: a private_key_jwt client signs with the agent's registered key."),
     jwks_uri: z
       .unknown()
       .refine((value) => value === undefined, {
         message: "not accepted: a private_key_jwt client signs with the agent's registered key",
       })
-      .optional(),
+      .optional()
+      .describe('Not accepted, as jwks.'),
     resources: z
       .array(resource)
       .min(1, 'must name at least one resource')

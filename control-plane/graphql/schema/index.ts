@@ -9,6 +9,7 @@ import './mcp-servers.js';
 import './npl-policies.js';
 import './agents.js';
 import './agentiam.js';
+import './oauth-clients.js';
 import './approvals.js';
 import './audit-trail.js';
 import './data-planes.js';
