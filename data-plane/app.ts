@@ -1,6 +1,6 @@
 // Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
 // every data-plane route — inspect, the approval long-poll, public compliance validation, AgentIAM
-// (DID resolution, contexts, status lists, delegation verify). The
+// (DID resolution, contexts, status lists, delegation verify), the OAuth authorization server. The
 // composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
 // a database or a port.
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +18,7 @@ import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
 import type { AccessTokenMinter } from './routes/inspect/dependencies.js';
 import { inspectRoutes } from './routes/inspect/index.js';
+import { type OAuthRoutesDependencies, oauthRoutes } from './routes/oauth/index.js';
 import { buildServer, type ServerOptions } from './server.js';
 import type { SnapshotStore } from './store/snapshot-store.js';
 import type { UpstreamClient } from './upstream/index.js';
@@ -46,6 +47,8 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly publicUrl: PublicUrl;
   /** AgentIAM verification: proof cache size, jti store capacity (production defaults). */
   readonly agentIam?: Omit<IdentityVerifierOptions, 'metrics'> | undefined;
+  /** The OAuth authorization server's own parts (signer, recorder, limits). */
+  readonly oauth?: Omit<OAuthRoutesDependencies, 'store' | 'publicUrl'> | undefined;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
@@ -54,6 +57,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   await app.register(compliancePlugin, deps.compliance ?? {});
   await app.register(inspectRoutes, { ...deps, identity });
   await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
+  await app.register(oauthRoutes, { ...deps.oauth, store: deps.store, publicUrl: deps.publicUrl });
   await app.register(approvalRoutes, {
     store: deps.store,
     db: deps.db,

@@ -184,6 +184,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens)
             : undefined,
+          oauth: { ownKey: tokenSigner },
         });
   let configStream: ConfigStreamHub | undefined;
   if (role === 'control-plane') {

@@ -38,7 +38,9 @@ export interface InspectDependencies {
   readonly events: Pick<EventBus, 'publish'>;
   /**
    * Mints the access token a forward carries when the tenant's oauthMode is mcp_as (or
-   * NEXUS_REQUIRE_MCP_OAUTH=true). Absent: such forwards fail closed with MCP_OAUTH_UNAVAILABLE.
+   * NEXUS_REQUIRE_MCP_OAUTH=true): data-plane/oauth/forwarding-tokens.ts, given by the runtime
+   * of a process with a token signing key. Absent, or throwing: such forwards fail closed with
+   * MCP_OAUTH_UNAVAILABLE.
    */
   readonly mintAccessToken?: AccessTokenMinter | undefined;
   /** NEXUS_REQUIRE_MCP_OAUTH: every production forward must carry a gateway-minted token. */

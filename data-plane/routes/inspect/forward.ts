@@ -44,7 +44,19 @@ export async function forwardCall(
         formatErrorMessage('MCP_OAUTH_UNAVAILABLE'),
       );
     }
-    accessToken = await deps.mintAccessToken({ tenant, agent, server });
+    try {
+      accessToken = await deps.mintAccessToken({ tenant, agent, server });
+    } catch (error) {
+      // Fail closed: a forward that must carry a token never leaves without one.
+      deps.logger.info({ err: error, tenantId: tenant.id }, 'minting the forward token failed');
+      return answerUpstreamFailure(
+        deps,
+        exchange,
+        answer,
+        'MCP_OAUTH_UNAVAILABLE',
+        formatErrorMessage('MCP_OAUTH_UNAVAILABLE'),
+      );
+    }
   }
   const execution = deps.executions.begin(agent.id);
   const started = performance.now();

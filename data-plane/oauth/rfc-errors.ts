@@ -1,0 +1,43 @@
+// OAuth endpoints answer errors as RFC 6749 §5.2 bodies `{ error, error_description }` (no
+// reasonCode: off-the-shelf OAuth clients read `error`), with Cache-Control: no-store, and
+// invalid_client as 401 with WWW-Authenticate (RFC 6749 §5.2). The registry (shared/errors) still
+// decides each code's status; this maps each code to the RFC's `error` string.
+import type { FastifyReply } from 'fastify';
+import type { ErrorCode, GatewayError } from '../../shared/errors/index.js';
+
+const RFC_ERRORS: Partial<Record<ErrorCode, string>> = {
+  OAUTH_INVALID_REQUEST: 'invalid_request',
+  OAUTH_INVALID_CLIENT: 'invalid_client',
+  OAUTH_INVALID_GRANT: 'invalid_grant',
+  OAUTH_INVALID_TARGET: 'invalid_target',
+  OAUTH_UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
+  OAUTH_UNAUTHORIZED_CLIENT: 'unauthorized_client',
+  OAUTH_RATE_LIMITED: 'temporarily_unavailable',
+  // The edge's own refusals (body too large, wrong media type, not JSON) are malformed requests.
+  REQUEST_INVALID: 'invalid_request',
+  REQUEST_TOO_LARGE: 'invalid_request',
+  REQUEST_UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
+};
+
+export const WWW_AUTHENTICATE = 'Basic realm="agent-gateway"';
+
+/** The RFC 6749 `error` string of a registry code (`server_error` for anything unexpected). */
+export function rfcErrorOf(code: ErrorCode): string {
+  return RFC_ERRORS[code] ?? 'server_error';
+}
+
+export function sendOAuthError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  const rfc = RFC_ERRORS[error.code];
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (error.code === 'OAUTH_INVALID_CLIENT') reply.header('www-authenticate', WWW_AUTHENTICATE);
+  if (error.code === 'OAUTH_RATE_LIMITED') {
+    const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)
+      ?.retryAfterSeconds;
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  }
+  return reply.code(rfc ? (error.status ?? 400) : 500).send({
+    error: rfc ?? 'server_error',
+    // An unexpected error says nothing of its cause.
+    error_description: rfc ? error.message : 'the authorization server failed',
+  });
+}
