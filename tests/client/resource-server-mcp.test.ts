@@ -1,105 +1,19 @@
 // The verifier in the place it is made for: in front of an MCP SDK server's Streamable HTTP
 // transport on node:http, with the RFC 9728 metadata beside it, called by the SDK's own client.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearerChallenge,
-  GatewayTokenError,
-  requireGatewayToken,
-} from '../../client/src/resource-server.js';
+import { type GuardedMcpServer, startGuardedMcpServer } from './guarded-mcp-server.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
 const RESOURCE = 'mcp://guarded';
 
-interface GuardedServer {
-  readonly url: string;
-  readonly metadataUrl: string;
-  readonly toolCalls: number;
-  close(): Promise<void>;
-}
-
-// The README's example, run for real.
-async function startGuardedServer(issuer: string): Promise<GuardedServer> {
-  const guard = requireGatewayToken({ issuer, resource: RESOURCE });
-  let toolCalls = 0;
-  let metadataUrl = '';
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.url === '/.well-known/oauth-protected-resource') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ resource: RESOURCE, authorization_servers: [issuer] }));
-      return;
-    }
-    try {
-      await guard(req);
-    } catch (error) {
-      if (!(error instanceof GatewayTokenError)) throw error;
-      res.writeHead(error.status, {
-        'content-type': 'application/json',
-        'www-authenticate': bearerChallenge(error, { resourceMetadata: metadataUrl }),
-      });
-      res.end(JSON.stringify({ error: 'invalid_token', error_description: error.message }));
-      return;
-    }
-    const server = new McpServer({ name: 'guarded', version: '1.0.0' });
-    server.registerTool('whoami', { description: 'Who called.' }, async (extra) => {
-      toolCalls++;
-      const auth = extra.authInfo;
-      return {
-        content: [{ type: 'text', text: 'ok' }],
-        structuredContent: {
-          clientId: auth?.clientId,
-          scopes: auth?.scopes,
-          resource: auth?.resource?.href,
-          extra: auth?.extra,
-        },
-      };
-    });
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  }
-
-  const http: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  metadataUrl = `${base}/.well-known/oauth-protected-resource`;
-  return {
-    url: `${base}/mcp`,
-    metadataUrl,
-    get toolCalls() {
-      return toolCalls;
-    },
-    async close() {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
-}
-
 let issuer: TokenIssuer;
-let guarded: GuardedServer;
+let guarded: GuardedMcpServer;
 
 beforeAll(async () => {
   issuer = await startTokenIssuer();
-  guarded = await startGuardedServer(issuer.issuer);
+  guarded = await startGuardedMcpServer({ issuer: issuer.issuer, resource: RESOURCE });
 });
 
 afterAll(async () => {
