@@ -152,11 +152,13 @@ export type ClientMetadataResult =
 export function parseClientMetadata(body: unknown): ClientMetadataResult {
   const parsed = clientMetadataSchema.safeParse(body);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
-      message: issue.message,
-    }));
-    return metadataRefusal(issues);
+    // The first issue of each field: a value of the wrong type fails its checks too.
+    const issues = new Map<string, ClientMetadataIssue>();
+    for (const issue of parsed.error.issues) {
+      const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+      if (!issues.has(field)) issues.set(field, { field, message: issue.message });
+    }
+    return metadataRefusal([...issues.values()]);
   }
   const data = parsed.data;
   return {
