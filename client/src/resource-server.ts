@@ -20,7 +20,14 @@
 //     only the canonical one is accepted, so one token has one string (replay caches, logs).
 // Anything else throws GatewayTokenError with a stable `code`; messages say as little as the
 // failure allows, the jose error stays in `cause` for the server's own logs.
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  jwtVerify,
+} from 'jose';
 
 export const GATEWAY_TOKEN_ERROR_CODES = [
   'TOKEN_MISSING',
@@ -205,56 +212,73 @@ function singleAudience(aud: JWTPayload['aud']): string | undefined {
   return Array.isArray(aud) && aud.length === 1 ? aud[0] : undefined;
 }
 
+type TokenVerifier = (token: string | undefined) => Promise<GatewayAccessTokenClaims>;
+
+// Options are checked and turned into jose's once (a guard compiles at startup, not per request);
+// a mistake in them is the caller's bug (TypeError), never a token refusal.
+function compileVerifier(options: VerifyGatewayAccessTokenOptions): TokenVerifier {
+  const { issuer, resource, clockToleranceSeconds = DEFAULT_CLOCK_TOLERANCE_SECONDS } = options;
+  if (typeof issuer !== 'string' || issuer === '') throw new TypeError('issuer is required');
+  if (typeof resource !== 'string' || resource === '') throw new TypeError('resource is required');
+  if (!Number.isFinite(clockToleranceSeconds) || clockToleranceSeconds < 0) {
+    throw new TypeError('clockToleranceSeconds must be a non-negative number');
+  }
+  const keys = keyLookup(options.jwks, issuer);
+  const joseOptions: JWTVerifyOptions = {
+    algorithms: ['EdDSA'],
+    typ: 'at+jwt',
+    issuer,
+    audience: resource,
+    requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti'],
+    clockTolerance: clockToleranceSeconds,
+  };
+
+  return async (token) => {
+    if (typeof token !== 'string' || token === '') {
+      throw new GatewayTokenError('TOKEN_MISSING', 'no access token');
+    }
+    if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
+      throw malformed('malformed token');
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, joseOptions));
+    } catch (error) {
+      throw refusal(error);
+    }
+    if (!CANONICAL_ED25519_SIGNATURE.test(token.slice(token.lastIndexOf('.') + 1))) {
+      throw new GatewayTokenError('TOKEN_SIGNATURE_INVALID', 'signature verification failed');
+    }
+    // jose accepts `aud` when it merely contains the resource; this server wants it alone.
+    if (singleAudience(payload.aud) !== resource) {
+      throw new GatewayTokenError(
+        'TOKEN_WRONG_AUDIENCE',
+        'token not issued for this resource only',
+      );
+    }
+    return {
+      iss: issuer,
+      sub: requiredString(payload, 'sub'),
+      aud: resource,
+      client_id: requiredString(payload, 'client_id'),
+      iat: payload.iat as number,
+      exp: payload.exp as number,
+      jti: requiredString(payload, 'jti'),
+      scope: optionalString(payload, 'scope') ?? '',
+      tenant_id: optionalString(payload, 'tenant_id'),
+    };
+  };
+}
+
 /**
  * Verifies a gateway access token for this resource server and returns its claims; throws
- * GatewayTokenError otherwise (see the module comment for every check).
+ * GatewayTokenError otherwise (see the module comment for every check), TypeError for bad options.
  */
 export async function verifyGatewayAccessToken(
   token: string | undefined,
   options: VerifyGatewayAccessTokenOptions,
 ): Promise<GatewayAccessTokenClaims> {
-  const { issuer, resource } = options;
-  if (typeof issuer !== 'string' || issuer === '') throw new TypeError('issuer is required');
-  if (typeof resource !== 'string' || resource === '') throw new TypeError('resource is required');
-  if (typeof token !== 'string' || token === '') {
-    throw new GatewayTokenError('TOKEN_MISSING', 'no access token');
-  }
-  if (token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
-    throw malformed('malformed token');
-  }
-
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, keyLookup(options.jwks, issuer), {
-      algorithms: ['EdDSA'],
-      typ: 'at+jwt',
-      issuer,
-      audience: resource,
-      requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti'],
-      clockTolerance: options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS,
-    }));
-  } catch (error) {
-    throw refusal(error);
-  }
-
-  if (!CANONICAL_ED25519_SIGNATURE.test(token.slice(token.lastIndexOf('.') + 1))) {
-    throw new GatewayTokenError('TOKEN_SIGNATURE_INVALID', 'signature verification failed');
-  }
-  // jose accepts `aud` when it merely contains the resource; this server wants it to be the only one.
-  if (singleAudience(payload.aud) !== resource) {
-    throw new GatewayTokenError('TOKEN_WRONG_AUDIENCE', 'token not issued for this resource only');
-  }
-  return {
-    iss: issuer,
-    sub: requiredString(payload, 'sub'),
-    aud: resource,
-    client_id: requiredString(payload, 'client_id'),
-    iat: payload.iat as number,
-    exp: payload.exp as number,
-    jti: requiredString(payload, 'jti'),
-    scope: optionalString(payload, 'scope') ?? '',
-    tenant_id: optionalString(payload, 'tenant_id'),
-  };
+  return compileVerifier(options)(token);
 }
 
 /**
@@ -320,10 +344,11 @@ export interface BearerRequest {
 export function requireGatewayToken(
   options: VerifyGatewayAccessTokenOptions,
 ): (req: BearerRequest) => Promise<GatewayAccessTokenClaims> {
+  const verify = compileVerifier(options);
   const resourceUrl = URL.canParse(options.resource) ? new URL(options.resource) : undefined;
   return async (req) => {
     const token = bearerToken(req.headers.authorization);
-    const claims = await verifyGatewayAccessToken(token, options);
+    const claims = await verify(token);
     req.auth = {
       token,
       clientId: claims.client_id,

@@ -7,6 +7,7 @@ import {
   GatewayTokenError,
   type GatewayTokenErrorCode,
   gatewayJwksUrl,
+  requireGatewayToken,
   verifyGatewayAccessToken,
 } from '../../client/src/resource-server.js';
 import {
@@ -296,6 +297,19 @@ describe('verifyGatewayAccessToken', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('throws TypeError, not a token refusal, for bad options', async () => {
+    const token = await gateway.mint(SERVER_A);
+    for (const options of [
+      { issuer: '', resource: SERVER_A },
+      { issuer: gateway.issuer, resource: '' },
+      { issuer: gateway.issuer, resource: SERVER_A, clockToleranceSeconds: -1 },
+      { issuer: gateway.issuer, resource: SERVER_A, clockToleranceSeconds: Number.NaN },
+    ]) {
+      await expect(verifyGatewayAccessToken(token, options)).rejects.toBeInstanceOf(TypeError);
+    }
+    expect(() => requireGatewayToken({ issuer: gateway.issuer, resource: '' })).toThrow(TypeError);
   });
 
   it('never verifies any mutation of a valid token', async () => {
