@@ -54,7 +54,7 @@ const OAuthClientRef = builder.prismaObject('OAuthClient', {
     'at the token endpoint for the MCP servers it lists. Its secret is never readable.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The client_id: `agc_` + 22 base64url characters.' }),
-    name: t.exposeString('name', { description: 'client_name, shown to operators.' }),
+    name: t.exposeString('name', { description: 'Name shown to operators (client_name).' }),
     agentId: t.exposeString('agentId', { description: 'The Agent.id the client acts as.' }),
     agent: t.relation('agent', { description: 'The agent the client acts as.' }),
     tokenEndpointAuthMethod: t.field({
@@ -126,23 +126,26 @@ const RegisterOAuthClientInput = builder.inputType('RegisterOAuthClientInput', {
       description: 'The agent (Agent.id) the client acts as: active, of the tenant.',
     }),
     clientName: t.string({
-      description: `client_name, 1-${CLIENT_NAME_MAX} characters. Default: the agent's name.`,
+      description: `Name shown to operators (client_name), 1-${CLIENT_NAME_MAX} characters. Default: the agent's name.`,
     }),
     grantTypes: t.stringList({
-      description: 'grant_types: client_credentials only in this version (the default).',
+      description:
+        'Grant types (grant_types): client_credentials only in this version (the default).',
     }),
     tokenEndpointAuthMethod: t.field({
       type: AuthMethodEnum,
-      description: 'token_endpoint_auth_method. Default: CLIENT_SECRET_BASIC.',
+      description:
+        'How it authenticates (token_endpoint_auth_method). Default: CLIENT_SECRET_BASIC.',
     }),
     redirectUris: t.stringList({
-      description: `redirect_uris: at most ${REDIRECT_URIS_MAX}, https or http on 127.0.0.1, [::1] or localhost, no fragment; kept as exact strings.`,
+      description: `Redirect URIs (redirect_uris): at most ${REDIRECT_URIS_MAX}, https or http on 127.0.0.1, [::1] or localhost, no fragment; kept as exact strings.`,
     }),
     scope: t.string({
-      description: 'scope: space-separated tokens (RFC 6749 §3.3); checked, not registered.',
+      description:
+        'Scope (scope): space-separated tokens (RFC 6749 §3.3); checked, not registered.',
     }),
     resources: t.stringList({
-      description: `mcp://{serverId} resources it may obtain tokens for, each in the agent's mcpAudiences, at most ${CLIENT_RESOURCES_MAX}. Default: all the agent's mcpAudiences.`,
+      description: `The mcp://{serverId} resources it may obtain tokens for, each in the agent's mcpAudiences, at most ${CLIENT_RESOURCES_MAX}. Default: all the agent's mcpAudiences.`,
     }),
   }),
 });
