@@ -14,6 +14,7 @@ import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
+import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
 import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
@@ -107,6 +108,8 @@ export interface GatewayRuntimeOptions {
    * plane. Without it, forwards under oauthMode mcp_as fail closed with MCP_OAUTH_UNAVAILABLE.
    */
   readonly tokenSigningKey?: TokenSigningKeyMaterial;
+  /** Failed OAuth client authentications per client id and address (production defaults). */
+  readonly oauthAuthFailureLimits?: AuthFailureLimits;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -184,7 +187,11 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens)
             : undefined,
-          oauth: { ownKey: tokenSigner },
+          oauth: {
+            signer: tokenSigner,
+            issuedTokens,
+            authFailureLimits: options.oauthAuthFailureLimits,
+          },
         });
   let configStream: ConfigStreamHub | undefined;
   if (role === 'control-plane') {

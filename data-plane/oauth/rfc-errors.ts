@@ -1,22 +1,19 @@
 // OAuth endpoints answer errors as RFC 6749 §5.2 bodies `{ error, error_description }` (no
 // reasonCode: off-the-shelf OAuth clients read `error`), with Cache-Control: no-store, and
 // invalid_client as 401 with WWW-Authenticate (RFC 6749 §5.2). The registry (shared/errors) still
-// decides each code's status; this maps each code to the RFC's `error` string.
+// decides each code's status; shared/oauth/errors.ts gives each OAUTH_* code its RFC string.
 import type { FastifyReply } from 'fastify';
 import type { ErrorCode, GatewayError } from '../../shared/errors/index.js';
+import { OAUTH_ERROR_STRINGS } from '../../shared/oauth/errors.js';
 
 const RFC_ERRORS: Partial<Record<ErrorCode, string>> = {
-  OAUTH_INVALID_REQUEST: 'invalid_request',
-  OAUTH_INVALID_CLIENT: 'invalid_client',
-  OAUTH_INVALID_GRANT: 'invalid_grant',
-  OAUTH_INVALID_TARGET: 'invalid_target',
-  OAUTH_UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
-  OAUTH_UNAUTHORIZED_CLIENT: 'unauthorized_client',
-  OAUTH_RATE_LIMITED: 'temporarily_unavailable',
+  ...OAUTH_ERROR_STRINGS,
   // The edge's own refusals (body too large, wrong media type, not JSON) are malformed requests.
   REQUEST_INVALID: 'invalid_request',
   REQUEST_TOO_LARGE: 'invalid_request',
   REQUEST_UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
+  // A process without a token signing key cannot issue.
+  MCP_OAUTH_UNAVAILABLE: 'temporarily_unavailable',
 };
 
 export const WWW_AUTHENTICATE = 'Basic realm="agent-gateway"';

@@ -15,6 +15,7 @@ import {
 } from '../../control-plane/services/mcp-servers.js';
 import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
 import { createApiKey, createTenant } from '../../control-plane/services/tenants.js';
+import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limiter.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
 import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
@@ -64,6 +65,8 @@ export async function startTestGateway(
     logger?: Logger;
     /** How long registering a server through GraphQL waits for its tools/list (default 2000). */
     toolsListWaitMs?: number;
+    /** Failed OAuth client authentications allowed (default: production limits). */
+    oauthAuthFailureLimits?: AuthFailureLimits;
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -79,6 +82,9 @@ export async function startTestGateway(
     ...(options.requireMcpOAuth ? { requireMcpOAuth: true } : {}),
     ...(options.toolsListWaitMs === undefined ? {} : { toolsListWaitMs: options.toolsListWaitMs }),
     tokenSigningKey: await generateTokenSigningKey(),
+    ...(options.oauthAuthFailureLimits
+      ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
+      : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();

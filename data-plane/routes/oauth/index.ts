@@ -6,24 +6,47 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { PublicUrl } from '../../../shared/public-url.js';
-import type { OwnSigningKey } from '../../oauth/oauth-index.js';
+import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-failure-limiter.js';
+import { ClientAuthenticator } from '../../oauth/client-auth.js';
+import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
+import { parseFormParams } from '../../oauth/request-params.js';
 import { sendOAuthError } from '../../oauth/rfc-errors.js';
+import type { TokenSigner } from '../../oauth/token-signer.js';
 import { toGatewayError } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
-import { DISCOVERY_PATH, JWKS_PATH, serveJwks, serveMetadata } from './discovery.js';
+import { createOAuthContext } from './context.js';
+import { DISCOVERY_PATH, JWKS_PATH, serveJwks, serveMetadata, TOKEN_PATH } from './discovery.js';
+import { issueToken } from './token.js';
 
 export interface OAuthRoutesDependencies {
   readonly store: SnapshotStore;
   readonly publicUrl: PublicUrl;
-  /** This process's signing key, served in the JWKS even before a snapshot names it. */
-  readonly ownKey?: OwnSigningKey | undefined;
+  /**
+   * This process's token signer: its key is served in the JWKS even before a snapshot names it.
+   * Without one the token endpoint cannot issue (temporarily_unavailable).
+   */
+  readonly signer?: TokenSigner | undefined;
+  /** Records issued tokens (IssuedToken rows) off the request path. */
+  readonly issuedTokens?: Pick<IssuedTokenRecorder, 'record'> | undefined;
+  /** Failed client authentications per client id and address (production defaults). */
+  readonly authFailureLimits?: AuthFailureLimits | undefined;
 }
+
+/** Largest accepted OAuth request body: parameters, never documents. */
+const BODY_LIMIT_BYTES = 16 * 1024;
 
 export const oauthRoutes = fastifyPlugin(registerOAuthRoutes, {
   name: 'agent-gateway-oauth',
   dependencies: ['agent-gateway-errors'],
   encapsulate: true,
 });
+
+const oauthErrorBody = {
+  description: 'An RFC 6749 error: { error, error_description }.',
+  type: 'object',
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  required: ['error'],
+};
 
 const documentResponse = (description: string, mediaType: string) => ({
   200: {
@@ -40,6 +63,19 @@ async function registerOAuthRoutes(
     const mapped = toGatewayError(error as FastifyError);
     if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
     return sendOAuthError(reply, mapped);
+  });
+  // RFC 6749 §3.2: the token endpoint takes form parameters (JSON is accepted too).
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, parseFormParams(body as string)),
+  );
+  const ctx = createOAuthContext({
+    store: deps.store,
+    publicUrl: deps.publicUrl,
+    signer: deps.signer,
+    issuedTokens: deps.issuedTokens,
+    clients: new ClientAuthenticator(new AuthFailureLimiter(deps.authFailureLimits)),
   });
   app.get(
     DISCOVERY_PATH,
@@ -61,6 +97,34 @@ async function registerOAuthRoutes(
         response: documentResponse('The JSON Web Key Set.', 'application/jwk-set+json'),
       },
     },
-    (_request, reply) => serveJwks(deps.store, deps.ownKey, reply),
+    (_request, reply) => serveJwks(deps.store, deps.signer, reply),
+  );
+  app.post(
+    TOKEN_PATH,
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: {
+        operationId: 'issueOAuthToken',
+        summary:
+          'OAuth token endpoint (RFC 6749): client_credentials for one RFC 8707 resource; client authentication by secret (Basic or form) or private_key_jwt.',
+        response: {
+          200: {
+            description: 'An RFC 9068 access token.',
+            type: 'object',
+            properties: {
+              access_token: { type: 'string' },
+              token_type: { type: 'string' },
+              expires_in: { type: 'integer' },
+              scope: { type: 'string' },
+            },
+            required: ['access_token', 'token_type', 'expires_in'],
+          },
+          400: oauthErrorBody,
+          401: oauthErrorBody,
+          429: oauthErrorBody,
+        },
+      },
+    },
+    (request, reply) => issueToken(ctx, request, reply),
   );
 }

@@ -1,0 +1,55 @@
+// What the OAuth endpoints work with: one object built by the plugin, passed to each handler.
+// `authenticate` reads the request's parameters and authenticates its client against the
+// current snapshot's index (one index per snapshot, oauth-index.ts).
+import type { FastifyRequest } from 'fastify';
+import type { PublicUrl } from '../../../shared/public-url.js';
+import type { ClientAuthenticator } from '../../oauth/client-auth.js';
+import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
+import { type IndexedClient, type OAuthIndex, oauthIndexOf } from '../../oauth/oauth-index.js';
+import { type OAuthParams, toOAuthParams } from '../../oauth/request-params.js';
+import type { TokenSigner } from '../../oauth/token-signer.js';
+import type { SnapshotStore } from '../../store/snapshot-store.js';
+import { TOKEN_PATH } from './discovery.js';
+
+export interface OAuthContext {
+  readonly store: SnapshotStore;
+  readonly signer: TokenSigner | undefined;
+  readonly issuedTokens: Pick<IssuedTokenRecorder, 'record'> | undefined;
+  issuer(): string;
+  index(): OAuthIndex;
+  authenticate(
+    request: FastifyRequest,
+  ): Promise<{ index: OAuthIndex; params: OAuthParams; client: IndexedClient }>;
+}
+
+export function createOAuthContext(deps: {
+  readonly store: SnapshotStore;
+  readonly publicUrl: PublicUrl;
+  readonly signer: TokenSigner | undefined;
+  readonly issuedTokens: Pick<IssuedTokenRecorder, 'record'> | undefined;
+  readonly clients: ClientAuthenticator;
+}): OAuthContext {
+  const index = () => oauthIndexOf(deps.store.current, deps.signer);
+  const issuer = () => deps.publicUrl.get();
+  return {
+    store: deps.store,
+    signer: deps.signer,
+    issuedTokens: deps.issuedTokens,
+    issuer,
+    index,
+    async authenticate(request) {
+      const params = toOAuthParams(request.body);
+      const current = index();
+      const base = issuer();
+      const client = await deps.clients.authenticate(current, {
+        authorization: request.headers.authorization,
+        params,
+        address: request.ip,
+        endpointUrl: `${base}${request.url.split('?')[0]}`,
+        tokenEndpointUrl: `${base}${TOKEN_PATH}`,
+        issuer: base,
+      });
+      return { index: current, params, client };
+    },
+  };
+}

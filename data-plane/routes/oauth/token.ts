@@ -1,0 +1,105 @@
+// POST /oauth/token, grant_type client_credentials (RFC 6749 §4.4): the client authenticates
+// (client-auth.ts), names exactly one `resource` (RFC 8707) it, its agent and the tenant all
+// allow, and gets an RFC 9068 access token for that resource signed in memory; issuance is
+// recorded by the batched recorder, never on this path. The agent must exist and be alive.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { gatewayError } from '../../../shared/errors/index.js';
+import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
+import { type OAuthParams, requiredParam } from '../../oauth/request-params.js';
+import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
+import type { OAuthContext } from './context.js';
+
+export const CLIENT_CREDENTIALS = 'client_credentials';
+
+export async function issueToken(
+  ctx: OAuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { index, params, client } = await ctx.authenticate(request);
+  const grantType = requiredParam(params, 'grant_type');
+  if (grantType !== CLIENT_CREDENTIALS) {
+    throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
+  }
+  if (!client.client.grantTypes.includes(CLIENT_CREDENTIALS)) {
+    throw gatewayError('OAUTH_UNAUTHORIZED_CLIENT', { clientId: client.client.id, grantType });
+  }
+  const agent = client.tenant.agents.get(client.client.agentId);
+  if (!agent || agent.killed) {
+    throw gatewayError('OAUTH_INVALID_GRANT', {
+      problem: `agent ${client.client.agentId} is ${agent ? 'killed' : 'unknown'}`,
+    });
+  }
+  const resource = checkResource(index, client, params, ctx.issuer());
+  const signer = ctx.signer;
+  if (!signer) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
+  const scope = '';
+  const minted = await signer.mint(
+    { sub: agent.id, aud: resource, clientId: client.client.id, tenantId: client.tenant.id, scope },
+    DEFAULT_TOKEN_LIFETIME_SECONDS,
+  );
+  ctx.issuedTokens?.record({
+    jti: minted.jti,
+    tenantId: client.tenant.id,
+    clientId: client.client.id,
+    agentId: agent.id,
+    audience: resource,
+    scope,
+    issuedAt: minted.issuedAt,
+    expiresAt: minted.expiresAt,
+  });
+  return reply
+    .header('cache-control', 'no-store')
+    .header('pragma', 'no-cache')
+    .send({
+      access_token: minted.token,
+      token_type: 'Bearer',
+      expires_in: minted.expiresAt - minted.issuedAt,
+      scope,
+    });
+}
+
+/**
+ * The one requested resource, when it is `mcp://{serverId}` or `<issuer>/mcp/{serverId}` of a
+ * server registered in the tenant whose `mcp://{serverId}` is in the agent's mcpAudiences and the
+ * client's audiences; invalid_target otherwise (missing and repeated included).
+ */
+function checkResource(
+  index: OAuthIndex,
+  { client, tenant }: IndexedClient,
+  params: OAuthParams,
+  issuer: string,
+): string {
+  const values = params.get('resource') ?? [];
+  if (values.length !== 1) {
+    throw gatewayError('OAUTH_INVALID_TARGET', {
+      resource: values.length === 0 ? '(none)' : values.join(', '),
+      problem: values.length === 0 ? 'resource is required' : 'exactly one resource is allowed',
+    });
+  }
+  const resource = values[0] as string;
+  const serverId = serverIdOf(resource, issuer);
+  const refuse = (problem: string) =>
+    gatewayError('OAUTH_INVALID_TARGET', { resource: resource.slice(0, 200), problem });
+  if (serverId === undefined) {
+    throw refuse('expected mcp://{serverId} or <issuer>/mcp/{serverId}');
+  }
+  if (!tenant.servers.has(serverId)) throw refuse('no such MCP server in the tenant');
+  const audience = `mcp://${serverId}`;
+  if (!index.audiences.get(tenant.id)?.get(client.agentId)?.has(audience)) {
+    throw refuse(`${audience} is not one of the agent's mcpAudiences`);
+  }
+  if (!client.audiences.includes(audience)) {
+    throw refuse(`${audience} is not one of the client's audiences`);
+  }
+  return resource;
+}
+
+const SERVER_ID = /^[^/?#\s]+$/;
+
+function serverIdOf(resource: string, issuer: string): string | undefined {
+  let rest: string | undefined;
+  if (resource.startsWith('mcp://')) rest = resource.slice('mcp://'.length);
+  else if (resource.startsWith(`${issuer}/mcp/`)) rest = resource.slice(`${issuer}/mcp/`.length);
+  return rest !== undefined && SERVER_ID.test(rest) ? rest : undefined;
+}
