@@ -96,6 +96,7 @@ export async function oauthRegisterRoutes(
     return reply
       .code(refusal.status ?? 400)
       .header('cache-control', 'no-store')
+      .header('pragma', 'no-cache')
       .send(buildOAuthErrorBody('OAUTH_INVALID_REQUEST', refusal.message, refusal.details));
   });
   const callers = new WeakMap<FastifyRequest, Caller>();
@@ -128,7 +129,6 @@ export async function oauthRegisterRoutes(
           401: errorBodySchema,
           403: errorBodySchema,
           415: errorBodySchema,
-          503: errorBodySchema,
         },
       },
       validatorCompiler: () => (data: unknown) => {
@@ -148,6 +148,7 @@ export async function oauthRegisterRoutes(
       return reply
         .code(201)
         .header('cache-control', 'no-store')
+        .header('pragma', 'no-cache')
         .send(registeredClientAnswer(registered));
     },
   );
