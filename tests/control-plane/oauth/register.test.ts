@@ -27,6 +27,10 @@ describeEachDatabase('registering OAuth clients', (kind) => {
 
   it('answers 201 with client_id, the secret once and the registered metadata; stores only its hash; the data plane knows the client before the answer', async () => {
     const before = Math.floor(Date.now() / 1000);
+    const configVersion = async () =>
+      (await gateway.db.prisma.tenant.findUniqueOrThrow({ where: { id: gateway.tenant.id } }))
+        .configVersion;
+    const versionBefore = await configVersion();
     const answer = await gateway.register({
       agent_id: gateway.agentId,
       client_name: 'nightly reports',
@@ -86,7 +90,9 @@ describeEachDatabase('registering OAuth clients', (kind) => {
     expect(audited).not.toContain(secret);
     expect(audited).not.toContain(sha256(secret));
 
-    // Published before the answer: the data plane's token endpoint can authenticate it now.
+    // One configuration change, published before the answer: the data plane's token endpoint
+    // can authenticate the client now.
+    expect(await configVersion()).toBe(versionBefore + 1);
     expect(snapshotClients()).toContainEqual({
       id: clientId,
       agentId: gateway.agentId,
