@@ -48,7 +48,9 @@ export interface DataPlaneDependencies extends ServerOptions {
   /** AgentIAM verification: proof cache size, jti store capacity (production defaults). */
   readonly agentIam?: Omit<IdentityVerifierOptions, 'metrics'> | undefined;
   /** The OAuth authorization server's own parts (signer, recorder, limits). */
-  readonly oauth?: Omit<OAuthRoutesDependencies, 'store' | 'publicUrl'> | undefined;
+  readonly oauth?:
+    | Omit<OAuthRoutesDependencies, 'store' | 'publicUrl' | 'db' | 'audit'>
+    | undefined;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
@@ -57,7 +59,13 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   await app.register(compliancePlugin, deps.compliance ?? {});
   await app.register(inspectRoutes, { ...deps, identity });
   await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
-  await app.register(oauthRoutes, { ...deps.oauth, store: deps.store, publicUrl: deps.publicUrl });
+  await app.register(oauthRoutes, {
+    ...deps.oauth,
+    store: deps.store,
+    publicUrl: deps.publicUrl,
+    db: deps.db,
+    audit: deps.audit,
+  });
   await app.register(approvalRoutes, {
     store: deps.store,
     db: deps.db,

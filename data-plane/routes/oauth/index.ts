@@ -6,21 +6,36 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { PublicUrl } from '../../../shared/public-url.js';
+import type { AuditWriter } from '../../../storage/audit-writer.js';
+import type { Database } from '../../../storage/database.js';
 import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-failure-limiter.js';
 import { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
 import { parseFormParams } from '../../oauth/request-params.js';
+import { RevokedTokens } from '../../oauth/revocations.js';
 import { sendOAuthError } from '../../oauth/rfc-errors.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
 import { toGatewayError } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { createOAuthContext } from './context.js';
-import { DISCOVERY_PATH, JWKS_PATH, serveJwks, serveMetadata, TOKEN_PATH } from './discovery.js';
+import {
+  DISCOVERY_PATH,
+  INTROSPECT_PATH,
+  JWKS_PATH,
+  REVOKE_PATH,
+  serveJwks,
+  serveMetadata,
+  TOKEN_PATH,
+} from './discovery.js';
+import { introspectToken, revokeToken } from './introspect-revoke.js';
 import { issueToken } from './token.js';
 
 export interface OAuthRoutesDependencies {
   readonly store: SnapshotStore;
   readonly publicUrl: PublicUrl;
+  /** Revocation writes IssuedToken.revokedAt and bumps the tenant's configVersion. */
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
   /**
    * This process's token signer: its key is served in the JWKS even before a snapshot names it.
    * Without one the token endpoint cannot issue (temporarily_unavailable).
@@ -126,5 +141,60 @@ async function registerOAuthRoutes(
       },
     },
     (request, reply) => issueToken(ctx, request, reply),
+  );
+  const revoked = new RevokedTokens();
+  app.post(
+    INTROSPECT_PATH,
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: {
+        operationId: 'introspectOAuthToken',
+        summary:
+          'Token introspection (RFC 7662) for a client of the same tenant: active only while the token is good.',
+        response: {
+          200: {
+            description: 'Whether the token is active, and its claims when it is.',
+            type: 'object',
+            properties: {
+              active: { type: 'boolean' },
+              scope: { type: 'string' },
+              client_id: { type: 'string' },
+              token_type: { type: 'string' },
+              exp: { type: 'integer' },
+              iat: { type: 'integer' },
+              sub: { type: 'string' },
+              aud: { type: 'string' },
+              iss: { type: 'string' },
+              jti: { type: 'string' },
+              tenant_id: { type: 'string' },
+            },
+            required: ['active'],
+          },
+          400: oauthErrorBody,
+          401: oauthErrorBody,
+          429: oauthErrorBody,
+        },
+      },
+    },
+    (request, reply) => introspectToken(ctx, revoked, request, reply),
+  );
+  app.post(
+    REVOKE_PATH,
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: {
+        operationId: 'revokeOAuthToken',
+        summary:
+          "Token revocation (RFC 7009) of a token of the client's tenant; always 200 once the client authenticated.",
+        response: {
+          200: { description: 'Revoked, or nothing to revoke.', type: 'object' },
+          400: oauthErrorBody,
+          401: oauthErrorBody,
+          429: oauthErrorBody,
+        },
+      },
+    },
+    (request, reply) =>
+      revokeToken(ctx, { db: deps.db, audit: deps.audit, revoked }, request, reply),
   );
 }
