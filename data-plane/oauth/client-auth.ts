@@ -2,10 +2,10 @@
 // - client_secret_basic: HTTP Basic, id and secret form-url-decoded (RFC 6749 §2.3.1);
 // - client_secret_post: client_id and client_secret parameters (a client with a secret may use
 //   either, whatever it registered);
-// - private_key_jwt (RFC 7523 §2.2): client_assertion_type jwt-bearer and an EdDSA assertion
-//   signed by the agent's own key (its registered z6Mk… public key), iss = sub = client_id, aud
-//   the token endpoint URL, the called endpoint's URL or the issuer, exp at most 5 minutes ahead,
-//   jti used once (remembered until exp in a bounded store; a full store refuses, fail closed).
+// - private_key_jwt (RFC 7523 §2.2): client_assertion_type jwt-bearer and an assertion signed
+//   (alg EdDSA, or Ed25519 as RFC 9864 names it) by the agent's own key (its registered z6Mk…
+//   public key), iss = sub = client_id, aud the token endpoint URL, the called endpoint's URL
+//   or the issuer, exp at most 5 minutes ahead, jti used once (remembered until exp in a bounded store; a full store refuses, fail closed).
 // Exactly one method per request. Secrets are compared by hash in constant time, and an unknown
 // client costs the same hash. Failures are counted per client id and address; over the limit
 // every attempt is refused with 429 before any check.
@@ -27,6 +27,11 @@ export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion
 /** Longest accepted distance between now and an assertion's exp. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 const CLOCK_SKEW_SECONDS = 30;
+/**
+ * EdDSA, and its fully-specified name for the same Ed25519 signature (RFC 9864), which current
+ * clients (oauth4webapi among them) write for an Ed25519 key. Nothing else verifies.
+ */
+const ASSERTION_ALGORITHMS = ['EdDSA', 'Ed25519'];
 /** A hash to compare against when the client is unknown: the same work as a known one. */
 const UNKNOWN_CLIENT_HASH = hashClientSecret('unknown client');
 
@@ -109,7 +114,7 @@ export class ClientAuthenticator {
     let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
     try {
       ({ payload } = await jwtVerify(assertion, key, {
-        algorithms: ['EdDSA'],
+        algorithms: ASSERTION_ALGORITHMS,
         issuer: client.id,
         subject: client.id,
         audience: [request.tokenEndpointUrl, request.endpointUrl, request.issuer],
