@@ -5,7 +5,8 @@
 // - private_key_jwt (RFC 7523 §2.2): client_assertion_type jwt-bearer and an assertion signed
 //   (alg EdDSA, or Ed25519 as RFC 9864 names it) by the agent's own key (its registered z6Mk…
 //   public key), iss = sub = client_id, aud the token endpoint URL, the called endpoint's URL
-//   or the issuer, exp at most 5 minutes ahead, jti used once (remembered until exp in a bounded store; a full store refuses, fail closed).
+//   or the issuer, exp at most 5 minutes ahead, jti used once (remembered until exp in a bounded
+//   store; a full store refuses, fail closed).
 // Exactly one method per request. Secrets are compared by hash in constant time, and an unknown
 // client costs the same hash. Failures are counted per client id and address; over the limit
 // every attempt is refused with 429 before any check.
