@@ -17,6 +17,7 @@ import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
+import { RevokedTokens } from '../data-plane/oauth/revocations.js';
 import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
 import { findPresentedKey } from '../data-plane/plugins/auth.js';
 import type { Readiness } from '../data-plane/plugins/health.js';
@@ -161,6 +162,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const executions = new ExecutionRegistry();
   const keyUsage = new KeyUsageRecorder(db, { logger });
   const issuedTokens = new IssuedTokenRecorder(db, { logger });
+  const revokedTokens = new RevokedTokens();
   const tokenSigner =
     options.tokenSigningKey && role !== 'control-plane'
       ? await TokenSigner.create(options.tokenSigningKey, publicUrl)
@@ -185,12 +187,13 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           listedTools,
           publicUrl,
           mintAccessToken: tokenSigner
-            ? createForwardingTokenMinter(tokenSigner, issuedTokens)
+            ? createForwardingTokenMinter(tokenSigner, issuedTokens, { revoked: revokedTokens })
             : undefined,
           oauth: {
             signer: tokenSigner,
             issuedTokens,
             authFailureLimits: options.oauthAuthFailureLimits,
+            revoked: revokedTokens,
           },
         });
   let configStream: ConfigStreamHub | undefined;

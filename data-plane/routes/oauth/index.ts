@@ -45,6 +45,8 @@ export interface OAuthRoutesDependencies {
   readonly issuedTokens?: Pick<IssuedTokenRecorder, 'record'> | undefined;
   /** Failed client authentications per client id and address (production defaults). */
   readonly authFailureLimits?: AuthFailureLimits | undefined;
+  /** The jtis this process revoked (shared with the forwarding token cache). */
+  readonly revoked?: RevokedTokens | undefined;
 }
 
 /** Largest accepted OAuth request body: parameters, never documents. */
@@ -142,7 +144,7 @@ async function registerOAuthRoutes(
     },
     (request, reply) => issueToken(ctx, request, reply),
   );
-  const revoked = new RevokedTokens();
+  const revoked = deps.revoked ?? new RevokedTokens();
   app.post(
     INTROSPECT_PATH,
     {

@@ -283,5 +283,44 @@ describe('revoking a gateway-minted forwarding token', () => {
       `select "clientId", "revokedAt" from issued_tokens where audience = 'mcp://live'`,
     );
     expect(rows).toEqual([{ clientId: null, revokedAt: expect.any(Date) }]);
+
+    // The next forward does not reuse the revoked token from the cache.
+    const next = await gateway.inspect(
+      inspectBody(client.agentId, { mode: 'production', server: 'live', id: 2 }),
+      { key: client.tenant.key },
+    );
+    expect(next.status).toBe(200);
+    expect(upstream.lastAuthorization).toMatch(/^Bearer /);
+    expect(upstream.lastAuthorization).not.toBe(`Bearer ${token}`);
+  });
+
+  it('a token revoked on another data plane (in the snapshot) is not reused either', async () => {
+    const client = await addClient(gateway);
+    await gateway.registerServer({
+      tenantId: client.tenant.id,
+      serverId: 'live',
+      url: upstream.url,
+    });
+    await gateway.setPolicy(client.tenant.id, { trustedServers: ['live'], oauthMode: 'mcp_as' });
+    const forward = (id: number) =>
+      gateway.inspect(inspectBody(client.agentId, { mode: 'production', server: 'live', id }), {
+        key: client.tenant.key,
+      });
+    expect((await forward(1)).status).toBe(200);
+    const token = upstream.lastAuthorization as string;
+    await gateway.runtime.issuedTokens.flush();
+    // What another data plane's revocation leaves in the database.
+    await gateway.db.query(
+      `update issued_tokens set "revokedAt" = now() where "tenantId" = $1 and audience = 'mcp://live'`,
+      [client.tenant.id],
+    );
+    await gateway.db.query(
+      `update tenants set "configVersion" = "configVersion" + 1 where id = $1`,
+      [client.tenant.id],
+    );
+    await gateway.sync();
+    expect((await forward(2)).status).toBe(200);
+    expect(upstream.lastAuthorization).toMatch(/^Bearer /);
+    expect(upstream.lastAuthorization).not.toBe(token);
   });
 });
