@@ -375,6 +375,40 @@ describeEachDatabase('POST /oauth/token (client_credentials)', (kind) => {
       );
     });
 
+    it.each([
+      ['a JSON array', 'application/json', '[1,2]', 400, 'invalid_request'],
+      ['a JSON number value', 'application/json', '{"grant_type":5}', 400, 'invalid_request'],
+      ['JSON that does not parse', 'application/json', '{"grant_type":', 400, 'invalid_request'],
+      [
+        'a body over 16 KiB',
+        'application/x-www-form-urlencoded',
+        `a=${'x'.repeat(17_000)}`,
+        413,
+        'invalid_request',
+      ],
+    ])('%s: %i %s', async (_name, type, body, status, error) => {
+      const response = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': type, ...auth() },
+        body,
+      });
+      expect(response.status).toBe(status);
+      expect(((await response.json()) as { error: string }).error).toBe(error);
+    });
+
+    it.each([
+      ['Basic !!!'],
+      ['Bearer some-token'],
+      [`Basic ${Buffer.from('no-colon').toString('base64')}`],
+      [`Basic ${Buffer.from('agc_%zz:secret').toString('base64')}`],
+    ])('401 invalid_client for the Authorization header %s', async (authorization) => {
+      await expectRefused(
+        await postForm(tokenUrl, grant(), { authorization }),
+        401,
+        'invalid_client',
+      );
+    });
+
     it('400 invalid_request: a body that is neither form nor JSON', async () => {
       const response = await fetch(tokenUrl, {
         method: 'POST',
