@@ -1,7 +1,7 @@
 // POST /oauth/introspect (RFC 7662) and POST /oauth/revoke (RFC 7009): client-authenticated,
 // own tenant only; introspection verifies the JWT itself; a revoked jti is refused right after
 // the 200, written to IssuedToken, audited, and reaches the snapshot.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOAuthClient } from '../../../control-plane/services/oauth-clients.js';
@@ -82,7 +82,7 @@ describeEachDatabase('OAuth introspection and revocation', (kind) => {
       expect(answer.body.active).toBe(true);
     });
 
-    it('answers active: false for another tenant, garbage, forged and expired tokens', async () => {
+    it('answers active: false for another tenant, garbage, forged, expired, alg none and HS256 tokens', async () => {
       const foreign = await addClient(gateway);
       const token = await issue();
       expect(await introspect(token, foreign)).toEqual({ active: false });
@@ -116,6 +116,19 @@ describeEachDatabase('OAuth introspection and revocation', (kind) => {
       const [, payload] = token.split('.');
       const none = `${Buffer.from('{"alg":"none","typ":"at+jwt"}').toString('base64url')}.${payload}.`;
       expect(await introspect(none)).toEqual({ active: false });
+      // HS256 keyed with the public key (the algorithm-confusion attack), same claims and kid.
+      const signer = gateway.runtime.tokenSigner!;
+      const header = Buffer.from(
+        JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: signer.kid }),
+      ).toString('base64url');
+      for (const secret of [
+        Buffer.from(signer.publicJwk.x as string, 'base64url'),
+        Buffer.from(JSON.stringify(signer.publicJwk)),
+      ]) {
+        const input = `${header}.${payload}`;
+        const mac = createHmac('sha256', secret).update(input).digest('base64url');
+        expect(await introspect(`${input}.${mac}`)).toEqual({ active: false });
+      }
     });
 
     it('answers active: false once the agent is killed, or the client revoked', async () => {
