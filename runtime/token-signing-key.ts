@@ -29,7 +29,15 @@ export async function loadTokenSigningKey(dataDir: string): Promise<TokenSigning
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unwritable(file, error);
   }
-  if (text !== undefined) return describeKey(JSON.parse(text) as JWK);
+  if (text !== undefined) {
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(text) as JWK;
+    } catch {
+      throw corrupt(file);
+    }
+    return describeKey(jwk, file);
+  }
   const created = await generateTokenSigningKey();
   try {
     await writeSecretFile(file, JSON.stringify(created.privateJwk));
@@ -51,9 +59,16 @@ export async function registerTokenSigningKey(
   );
 }
 
-async function describeKey(jwk: JWK): Promise<TokenSigningKeyMaterial> {
-  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || !jwk.d) {
-    throw new Error('the token signing key file does not hold a private Ed25519 JWK');
+async function describeKey(jwk: JWK, file?: string): Promise<TokenSigningKeyMaterial> {
+  if (
+    typeof jwk !== 'object' ||
+    jwk === null ||
+    jwk.kty !== 'OKP' ||
+    jwk.crv !== 'Ed25519' ||
+    typeof jwk.x !== 'string' ||
+    typeof jwk.d !== 'string'
+  ) {
+    throw corrupt(file ?? TOKEN_SIGNING_KEY_FILE);
   }
   const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: jwk.x };
   const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
@@ -66,4 +81,12 @@ function unwritable(file: string, error: unknown) {
     { what: 'the token signing key to', path: file, reason: (error as Error).message },
     { cause: error },
   );
+}
+
+function corrupt(file: string) {
+  return gatewayError('CONFIG_INVALID', {
+    setting: file,
+    problem:
+      'not a private Ed25519 JWK; restore it, or delete it to make a new key (tokens the old key signed then stop verifying)',
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
@@ -35,6 +35,27 @@ describe('the token signing key file', () => {
     expect(first.kid).toBe(await calculateJwkThumbprint(first.publicJwk, 'sha256'));
     expect(first.publicJwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x: expect.any(String) });
     expect(first.privateJwk.d).toEqual(expect.any(String));
+  });
+});
+
+describe('a corrupt token signing key file', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it.each([
+    ['not JSON', 'not json'],
+    ['a public key only', JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: 'abc' })],
+    ['another key type', JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', d: 'c' })],
+  ])('stops the start with CONFIG_INVALID: %s', async (_name, content) => {
+    dir = await mkdtemp(join(tmpdir(), 'ag-tsk-'));
+    await writeFile(join(dir, TOKEN_SIGNING_KEY_FILE), content);
+    await expect(loadTokenSigningKey(dir)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining(TOKEN_SIGNING_KEY_FILE),
+    });
   });
 });
 
