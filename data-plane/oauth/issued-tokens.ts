@@ -22,6 +22,8 @@ export interface IssuedTokenRecord {
 
 /** Rows queued beyond this are written at once rather than waiting for the interval. */
 const FLUSH_AT = 1_000;
+/** Rows queued at most (while writes fail); more are dropped. */
+const MAX_PENDING = 100_000;
 
 export class IssuedTokenRecorder {
   readonly #db: Database;
@@ -29,6 +31,7 @@ export class IssuedTokenRecorder {
   #pending: IssuedTokenRecord[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #dropped = 0;
 
   constructor(db: Database, options: { intervalMs?: number; logger?: Logger } = {}) {
     this.#db = db;
@@ -38,14 +41,22 @@ export class IssuedTokenRecorder {
   }
 
   record(token: IssuedTokenRecord): void {
+    // While the database is away the queue must not grow without bound: the rows are for listing
+    // (revocation inserts its own), so beyond the cap new ones are dropped, and counted.
+    if (this.#pending.length >= MAX_PENDING) {
+      this.#dropped += 1;
+      return;
+    }
     this.#pending.push(token);
     if (this.#pending.length >= FLUSH_AT) this.#flushInBackground();
   }
 
   /** Writes every queued row; resolves once they are committed. */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
-    return this.#flushing;
+    // One write at a time; a failed one (its batch is lost: logged) does not stop the next.
+    const next = this.#flushing.catch(() => {}).then(() => this.#write());
+    this.#flushing = next;
+    return next;
   }
 
   async stop(): Promise<void> {
@@ -61,6 +72,10 @@ export class IssuedTokenRecorder {
   }
 
   async #write(): Promise<void> {
+    if (this.#dropped > 0) {
+      this.#logger?.warn({ dropped: this.#dropped }, 'issued access tokens not recorded');
+      this.#dropped = 0;
+    }
     if (this.#pending.length === 0) return;
     const batch = this.#pending;
     this.#pending = [];
