@@ -59,10 +59,13 @@ export class IssuedTokenRecorder {
     return next;
   }
 
+  /** Stops the timer and writes what is queued; a failed last write is logged, not thrown. */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.flush();
+    await this.flush().catch((error: unknown) =>
+      this.#logger?.warn({ err: error }, 'recording issued access tokens failed'),
+    );
   }
 
   #flushInBackground(): void {
