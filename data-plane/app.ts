@@ -49,7 +49,7 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly agentIam?: Omit<IdentityVerifierOptions, 'metrics'> | undefined;
   /** The OAuth authorization server's own parts (signer, recorder, limits). */
   readonly oauth?:
-    | Omit<OAuthRoutesDependencies, 'store' | 'publicUrl' | 'db' | 'audit'>
+    | Omit<OAuthRoutesDependencies, 'store' | 'publicUrl' | 'db' | 'audit' | 'metrics'>
     | undefined;
 }
 
@@ -65,6 +65,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     publicUrl: deps.publicUrl,
     db: deps.db,
     audit: deps.audit,
+    metrics: deps.metrics,
   });
   await app.register(approvalRoutes, {
     store: deps.store,

@@ -187,7 +187,10 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           listedTools,
           publicUrl,
           mintAccessToken: tokenSigner
-            ? createForwardingTokenMinter(tokenSigner, issuedTokens, { revoked: revokedTokens })
+            ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
+                revoked: revokedTokens,
+                onMinted: () => metrics.oauthTokensIssued.inc({ kind: 'forward' }),
+              })
             : undefined,
           oauth: {
             signer: tokenSigner,

@@ -25,7 +25,12 @@ const CACHE_CAPACITY = 10_000;
 export function createForwardingTokenMinter(
   signer: TokenSigner,
   recorder: Pick<IssuedTokenRecorder, 'record'>,
-  options: { lifetimeSeconds?: number; revoked?: Pick<RevokedTokens, 'has'> } = {},
+  options: {
+    lifetimeSeconds?: number;
+    revoked?: Pick<RevokedTokens, 'has'>;
+    /** Called once per token signed (not per cache hit). */
+    onMinted?: () => void;
+  } = {},
 ): AccessTokenMinter {
   const revoked = options.revoked;
   const lifetime = options.lifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
@@ -47,6 +52,7 @@ export function createForwardingTokenMinter(
       { sub: agent.id, aud: audience, clientId: GATEWAY_CLIENT_ID, tenantId: tenant.id, scope: '' },
       lifetime,
     );
+    options.onMinted?.();
     recorder.record({
       jti: minted.jti,
       tenantId: tenant.id,

@@ -16,6 +16,8 @@ export interface GatewayMetrics {
   readonly toolRefreshes: Counter<'trigger' | 'outcome'>;
   readonly chainVerifications: Counter<'source' | 'result'>;
   readonly credentialProofChecks: Counter<'cache' | 'result'>;
+  readonly oauthTokensIssued: Counter<'kind'>;
+  readonly oauthClientAuthFailures: Counter<'outcome'>;
 }
 
 const LATENCY_BUCKETS = [
@@ -79,6 +81,18 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_agentiam_proof_checks_total',
       help: 'Credential proof (Ed25519Signature2020) checks, by cache (hit: answered from the verification cache; miss: canonicalized and verified) and result (verified, failed).',
       labelNames: ['cache', 'result'],
+      registers: [registry],
+    }),
+    oauthTokensIssued: new Counter({
+      name: 'agent_gateway_oauth_tokens_issued_total',
+      help: 'Access tokens signed, by kind (client_credentials: the token endpoint; forward: minted for a forward under oauthMode mcp_as, cache misses only).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    oauthClientAuthFailures: new Counter({
+      name: 'agent_gateway_oauth_client_auth_failures_total',
+      help: 'Client authentications refused at the OAuth endpoints, by outcome (refused: invalid_client or invalid_request; rate_limited: 429 before any check).',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

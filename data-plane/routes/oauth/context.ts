@@ -8,11 +8,13 @@ import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
 import { type IndexedClient, type OAuthIndex, oauthIndexOf } from '../../oauth/oauth-index.js';
 import { type OAuthParams, toOAuthParams } from '../../oauth/request-params.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
+import type { GatewayMetrics } from '../../plugins/metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { TOKEN_PATH } from './discovery.js';
 
 export interface OAuthContext {
   readonly store: SnapshotStore;
+  readonly metrics: Pick<GatewayMetrics, 'oauthTokensIssued'> | undefined;
   readonly signer: TokenSigner | undefined;
   readonly issuedTokens: Pick<IssuedTokenRecorder, 'record'> | undefined;
   issuer(): string;
@@ -27,6 +29,9 @@ export function createOAuthContext(deps: {
   readonly publicUrl: PublicUrl;
   readonly signer: TokenSigner | undefined;
   readonly issuedTokens: Pick<IssuedTokenRecorder, 'record'> | undefined;
+  readonly metrics:
+    | Pick<GatewayMetrics, 'oauthTokensIssued' | 'oauthClientAuthFailures'>
+    | undefined;
   readonly clients: ClientAuthenticator;
 }): OAuthContext {
   const index = () => oauthIndexOf(deps.store.current, deps.signer);
@@ -35,21 +40,30 @@ export function createOAuthContext(deps: {
     store: deps.store,
     signer: deps.signer,
     issuedTokens: deps.issuedTokens,
+    metrics: deps.metrics,
     issuer,
     index,
     async authenticate(request) {
       const params = toOAuthParams(request.body);
       const current = index();
       const base = issuer();
-      const client = await deps.clients.authenticate(current, {
-        authorization: request.headers.authorization,
-        params,
-        address: request.ip,
-        endpointUrl: `${base}${request.url.split('?')[0]}`,
-        tokenEndpointUrl: `${base}${TOKEN_PATH}`,
-        issuer: base,
-      });
-      return { index: current, params, client };
+      try {
+        const client = await deps.clients.authenticate(current, {
+          authorization: request.headers.authorization,
+          params,
+          address: request.ip,
+          endpointUrl: `${base}${request.url.split('?')[0]}`,
+          tokenEndpointUrl: `${base}${TOKEN_PATH}`,
+          issuer: base,
+        });
+        return { index: current, params, client };
+      } catch (error) {
+        const limited = (error as { code?: string }).code === 'OAUTH_RATE_LIMITED';
+        deps.metrics?.oauthClientAuthFailures.inc({
+          outcome: limited ? 'rate_limited' : 'refused',
+        });
+        throw error;
+      }
     },
   };
 }

@@ -16,6 +16,7 @@ import { RevokedTokens } from '../../oauth/revocations.js';
 import { sendOAuthError } from '../../oauth/rfc-errors.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
 import { toGatewayError } from '../../plugins/errors.js';
+import type { GatewayMetrics } from '../../plugins/metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { createOAuthContext } from './context.js';
 import {
@@ -45,6 +46,8 @@ export interface OAuthRoutesDependencies {
   readonly issuedTokens?: Pick<IssuedTokenRecorder, 'record'> | undefined;
   /** Failed client authentications per client id and address (production defaults). */
   readonly authFailureLimits?: AuthFailureLimits | undefined;
+  /** Tokens issued, client authentications refused. */
+  readonly metrics?: Pick<GatewayMetrics, 'oauthTokensIssued' | 'oauthClientAuthFailures'>;
   /** The jtis this process revoked (shared with the forwarding token cache). */
   readonly revoked?: RevokedTokens | undefined;
 }
@@ -92,6 +95,7 @@ async function registerOAuthRoutes(
     publicUrl: deps.publicUrl,
     signer: deps.signer,
     issuedTokens: deps.issuedTokens,
+    metrics: deps.metrics,
     clients: new ClientAuthenticator(new AuthFailureLimiter(deps.authFailureLimits)),
   });
   app.get(

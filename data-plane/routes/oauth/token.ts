@@ -38,6 +38,7 @@ export async function issueToken(
     { sub: agent.id, aud: resource, clientId: client.client.id, tenantId: client.tenant.id, scope },
     DEFAULT_TOKEN_LIFETIME_SECONDS,
   );
+  ctx.metrics?.oauthTokensIssued.inc({ kind: 'client_credentials' });
   ctx.issuedTokens?.record({
     jti: minted.jti,
     tenantId: client.tenant.id,

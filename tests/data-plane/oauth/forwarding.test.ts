@@ -62,6 +62,9 @@ describeEachDatabase('forwards under oauthMode mcp_as', (kind) => {
     );
     expect(second.status).toBe(200);
     expect(upstream.lastAuthorization).toBe(`Bearer ${token}`);
+    // Signed once: the second forward was a cache hit.
+    const issued = await gateway.runtime.metrics.oauthTokensIssued.get();
+    expect(issued.values.find((v) => v.labels.kind === 'forward')?.value).toBe(1);
 
     // Recorded (batched, off the request path) with no client.
     await gateway.runtime.issuedTokens.flush();

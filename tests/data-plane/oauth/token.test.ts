@@ -463,5 +463,10 @@ describe('failed client authentications are rate-limited (429 temporarily_unavai
       authorization: basic(other.clientId, other.secret!),
     });
     expect(byAddress.status).toBe(429);
+    const failures = await gateway.runtime.metrics.oauthClientAuthFailures.get();
+    expect(Object.fromEntries(failures.values.map((v) => [v.labels.outcome, v.value]))).toEqual({
+      refused: 5,
+      rate_limited: 2,
+    });
   });
 });
