@@ -5,6 +5,7 @@
 // plugin's own error handler; client registration is the control plane's (POST /oauth/register).
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { oauthErrorBodySchema } from '../../../shared/oauth/errors.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
@@ -62,10 +63,16 @@ export const oauthRoutes = fastifyPlugin(registerOAuthRoutes, {
 });
 
 const oauthErrorBody = {
+  ...oauthErrorBodySchema,
   description: 'An RFC 6749 error: { error, error_description }.',
-  type: 'object',
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-  required: ['error'],
+};
+/** Every refusal of the client-authenticated endpoints is an RFC 6749 body, the edge's too. */
+const oauthErrors = {
+  400: oauthErrorBody,
+  401: oauthErrorBody,
+  413: oauthErrorBody,
+  415: oauthErrorBody,
+  429: oauthErrorBody,
 };
 
 const documentResponse = (description: string, mediaType: string) => ({
@@ -140,9 +147,11 @@ async function registerOAuthRoutes(
             },
             required: ['access_token', 'token_type', 'expires_in'],
           },
-          400: oauthErrorBody,
-          401: oauthErrorBody,
-          429: oauthErrorBody,
+          ...oauthErrors,
+          503: {
+            ...oauthErrorBody,
+            description: 'This process has no token signing key (temporarily_unavailable).',
+          },
         },
       },
     },
@@ -176,9 +185,7 @@ async function registerOAuthRoutes(
             },
             required: ['active'],
           },
-          400: oauthErrorBody,
-          401: oauthErrorBody,
-          429: oauthErrorBody,
+          ...oauthErrors,
         },
       },
     },
@@ -194,9 +201,7 @@ async function registerOAuthRoutes(
           "Token revocation (RFC 7009) of a token of the client's tenant; always 200 once the client authenticated.",
         response: {
           200: { description: 'Revoked, or nothing to revoke.', type: 'object' },
-          400: oauthErrorBody,
-          401: oauthErrorBody,
-          429: oauthErrorBody,
+          ...oauthErrors,
         },
       },
     },
