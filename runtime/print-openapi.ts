@@ -22,6 +22,7 @@ import { errorBodySchema } from '../data-plane/plugins/errors.js';
 import { createReadiness } from '../data-plane/plugins/health.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/index.js';
 import { findPackageRoot } from '../shared/package-root.js';
+import { PublicUrl } from '../shared/public-url.js';
 import { openDatabase } from '../storage/database.js';
 import { buildGatewayRuntime } from './gateway-runtime.js';
 
@@ -34,6 +35,13 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /1.0/identifiers/:did',
   'GET /contexts/:file',
   'GET /api/v1/agentiam/status-lists/:id',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /oauth/jwks',
+  // OAuth client authentication (RFC 6749 §2.3: Basic, the form, or private_key_jwt) instead of
+  // an API key; docs/oauth.md.
+  'POST /oauth/token',
+  'POST /oauth/introspect',
+  'POST /oauth/revoke',
 ]);
 
 export const API_KEY_SCHEME = 'apiKey';
@@ -114,6 +122,8 @@ export async function buildDocumentedDataPlane(): Promise<DocumentedDataPlane> {
       logger: pino({ level: 'silent' }),
       readiness: createReadiness(),
       defaultMetrics: false,
+      // The app never listens here; routes that name the public URL get the default one.
+      publicUrl: new PublicUrl('http://127.0.0.1:8080'),
     });
   } catch (error) {
     await db.close();
