@@ -26,10 +26,15 @@ import type { Database } from '../../storage/database.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {
-  const rows = await db.query<{ n: number; total: string }>(
-    'select count(*)::int as n, coalesce(sum("configVersion"), 0)::text as total from tenants',
+  // Token signing keys belong to no tenant: a data plane registering its key changes the JWKS
+  // every data plane serves, so the keys take part in the fingerprint too.
+  const rows = await db.query<{ n: number; total: string; keys: string }>(
+    `select count(*)::int as n, coalesce(sum("configVersion"), 0)::text as total,
+       (select count(*)::text || ':' || coalesce(max("createdAt")::text, '')
+          from token_signing_keys where "retiredAt" is null) as keys
+     from tenants`,
   );
-  return `${rows[0]?.n ?? 0}:${rows[0]?.total ?? '0'}`;
+  return `${rows[0]?.n ?? 0}:${rows[0]?.total ?? '0'}:${rows[0]?.keys ?? ''}`;
 }
 
 export interface BuildSnapshotOptions {
