@@ -5,7 +5,7 @@
 // not read as 60; every refusal is REQUEST_INVALID naming the field, and nothing is written.
 // The API key is checked by the composition's `authenticate` (the data plane's check against the
 // snapshot), before the body is read.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isoSeconds } from '../../shared/agentiam/credentials.js';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
@@ -21,6 +21,7 @@ import {
 } from '../services/agentiam/credentials.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
+import { scopedCaller } from './scoped-caller.js';
 
 export const CREDENTIALS_ISSUE_PATH = '/api/v1/agentiam/credentials/issue';
 
@@ -82,7 +83,7 @@ export async function credentialsIssueRoutes(
 ): Promise<void> {
   // JSON only: a text/plain body is 415, not a string the schema then refuses.
   app.removeContentTypeParser('text/plain');
-  const callers = new WeakMap<FastifyRequest, Caller>();
+  const manager = scopedCaller(deps.authenticate, SCOPES.AGENTS_MANAGE);
   const { $schema: _dialect, ...bodyJsonSchema } = z.toJSONSchema(issueBodySchema, {
     target: 'draft-2020-12',
     io: 'input',
@@ -90,17 +91,7 @@ export async function credentialsIssueRoutes(
   app.post<{ Body: IssueBody }>(
     CREDENTIALS_ISSUE_PATH,
     {
-      onRequest: async (request) => {
-        const caller = deps.authenticate(request.headers.authorization);
-        if (!caller.scopes.has(SCOPES.AGENTS_MANAGE)) {
-          throw gatewayError(
-            'AUTH_INSUFFICIENT_SCOPE',
-            { scope: SCOPES.AGENTS_MANAGE },
-            { details: { requiredScope: SCOPES.AGENTS_MANAGE } },
-          );
-        }
-        callers.set(request, caller);
-      },
+      onRequest: manager.onRequest,
       schema: {
         operationId: 'issueAgentCredential',
         summary: 'Issue an agent identity credential (W3C VC, revocable by status list).',
@@ -120,7 +111,7 @@ export async function credentialsIssueRoutes(
       },
     },
     async (request, reply) => {
-      const caller = callers.get(request) as Caller;
+      const caller = manager.callerOf(request);
       const body = request.body;
       const issued = await issueIdentityCredential(
         { db: deps.db, custody: deps.keyCustody, publicUrl: deps.publicUrl, audit: deps.audit },
