@@ -8,7 +8,7 @@
 // the API key is checked by the composition's `authenticate` before the body is read, and its
 // refusals (401, 403) are the gateway's own error bodies like every management route's. The
 // snapshot with the new client is applied before the answer, so the token endpoint knows it.
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorBodySchema, GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
@@ -16,6 +16,7 @@ import {
   type ClientMetadata,
   clientMetadataSchema,
   parseClientMetadata,
+  responseTypesOf,
 } from '../../shared/oauth/client-metadata.js';
 import {
   buildOAuthErrorBody,
@@ -31,6 +32,7 @@ import {
   registrationRefused,
 } from '../services/oauth-clients.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
+import { scopedCaller } from './scoped-caller.js';
 
 export const OAUTH_REGISTER_PATH = '/oauth/register';
 
@@ -99,7 +101,7 @@ export async function oauthRegisterRoutes(
       .header('pragma', 'no-cache')
       .send(buildOAuthErrorBody('OAUTH_INVALID_REQUEST', refusal.message, refusal.details));
   });
-  const callers = new WeakMap<FastifyRequest, Caller>();
+  const manager = scopedCaller(deps.authenticate, SCOPES.AGENTS_MANAGE);
   const { $schema: _dialect, ...bodyJsonSchema } = z.toJSONSchema(clientMetadataSchema, {
     target: 'draft-2020-12',
     io: 'input',
@@ -108,17 +110,7 @@ export async function oauthRegisterRoutes(
   app.post<{ Body: ClientMetadata }>(
     OAUTH_REGISTER_PATH,
     {
-      onRequest: async (request) => {
-        const caller = deps.authenticate(request.headers.authorization);
-        if (!caller.scopes.has(SCOPES.AGENTS_MANAGE)) {
-          throw gatewayError(
-            'AUTH_INSUFFICIENT_SCOPE',
-            { scope: SCOPES.AGENTS_MANAGE },
-            { details: { requiredScope: SCOPES.AGENTS_MANAGE } },
-          );
-        }
-        callers.set(request, caller);
-      },
+      onRequest: manager.onRequest,
       schema: {
         operationId: 'registerOAuthClient',
         summary: 'Register an OAuth client for an agent (RFC 7591).',
@@ -139,7 +131,7 @@ export async function oauthRegisterRoutes(
       },
     },
     async (request, reply) => {
-      const caller = callers.get(request) as Caller;
+      const caller = manager.callerOf(request);
       const registered = await registerOAuthClient(
         { db: deps.db, audit: deps.audit },
         { tenantId: caller.tenantId, metadata: request.body, actor: actorOf(caller) },
@@ -162,7 +154,7 @@ function registeredClientAnswer({ client, clientSecret }: RegisteredOAuthClient)
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
     client_name: client.name,
     grant_types: client.grantTypes,
-    response_types: [],
+    response_types: responseTypesOf(client.grantTypes),
     token_endpoint_auth_method: client.authMethod,
     redirect_uris: client.redirectUris,
     agent_id: client.agentId,

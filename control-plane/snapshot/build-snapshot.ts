@@ -173,6 +173,7 @@ export async function buildConfigSnapshot(
         authMethod: client.authMethod as OAuthClientAuthMethod,
         grantTypes: client.grantTypes,
         audiences: client.audiences,
+        redirectUris: client.redirectUris,
       })),
       revokedTokens: (revokedTokensOf.get(tenant.id) ?? []).map((token) => ({
         jti: token.id,

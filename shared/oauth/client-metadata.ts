@@ -1,5 +1,6 @@
-// RFC 7591 client metadata as registration accepts it, in this slice: the client_credentials
-// grant only, a secret (client_secret_basic, the default, or client_secret_post) or
+// RFC 7591 client metadata as registration accepts it: the client_credentials grant, the
+// authorization_code grant (PKCE, docs/oauth.md; it needs at least one redirect URI and the
+// response type `code`), or both, a secret (client_secret_basic, the default, or client_secret_post) or
 // private_key_jwt with the agent's own registered key, redirect URIs kept as exact strings
 // (https, or http on a loopback host: RFC 8252 §7.3), plus our two fields: `agent_id` (the agent
 // the client acts as) and `resources` (the mcp://{serverId} it may obtain tokens for). Metadata
@@ -17,8 +18,10 @@ export const REDIRECT_URIS_MAX = 20;
 export const REDIRECT_URI_LENGTH_MAX = 2000;
 export const CLIENT_RESOURCES_MAX = 100;
 export const SCOPE_LENGTH_MAX = 1000;
-/** The grant types registration accepts in this slice. */
-export const SUPPORTED_GRANT_TYPES = ['client_credentials'] as const;
+/** The grant types registration accepts. */
+export const SUPPORTED_GRANT_TYPES = ['client_credentials', 'authorization_code'] as const;
+/** The response types of the authorization endpoint (RFC 6749 §3.1.1). */
+export const SUPPORTED_RESPONSE_TYPES = ['code'] as const;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** RFC 6749 §3.3: scope = scope-token *( SP scope-token ), scope-token = 1*NQCHAR. */
@@ -68,12 +71,14 @@ export const clientMetadataSchema = z
       .min(1, 'must name at least one grant type')
       .max(10)
       .optional()
-      .describe('Default ["client_credentials"], the only grant type of this version.'),
+      .describe('Default ["client_credentials"]; "authorization_code" (PKCE) needs redirect_uris.'),
     response_types: z
       .array(z.string())
-      .max(0, 'must be empty: the client_credentials grant uses no authorization endpoint')
+      .max(1)
       .optional()
-      .describe('Empty or absent: no authorization endpoint flow is registered.'),
+      .describe(
+        '["code"] (the default) with the authorization_code grant; empty or absent without it.',
+      ),
     token_endpoint_auth_method: z
       .enum(OAUTH_CLIENT_AUTH_METHODS, {
         message: `must be one of ${OAUTH_CLIENT_AUTH_METHODS.join(', ')}`,
@@ -118,7 +123,38 @@ export const clientMetadataSchema = z
           'mcpAudiences; default all of them.',
       ),
   })
+  .superRefine((data, context) => {
+    const authorizationCode = data.grant_types?.includes('authorization_code') ?? false;
+    const responseTypes = data.response_types ?? [];
+    if (authorizationCode) {
+      if ((data.redirect_uris ?? []).length === 0) {
+        context.addIssue({
+          code: 'custom',
+          path: ['redirect_uris'],
+          message: 'the authorization_code grant needs at least one redirect URI',
+        });
+      }
+      if (responseTypes.some((type) => type !== 'code')) {
+        context.addIssue({
+          code: 'custom',
+          path: ['response_types'],
+          message: 'must be ["code"] with the authorization_code grant',
+        });
+      }
+    } else if (responseTypes.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        path: ['response_types'],
+        message: 'must be empty: the client_credentials grant uses no authorization endpoint',
+      });
+    }
+  })
   .describe('RFC 7591 client metadata, plus agent_id and resources.');
+
+/** The response types a client of these grant types registers (RFC 7591 §2.1). */
+export function responseTypesOf(grantTypes: readonly string[]): string[] {
+  return grantTypes.includes('authorization_code') ? [...SUPPORTED_RESPONSE_TYPES] : [];
+}
 
 /** The metadata a registration stores, defaults filled in. */
 export interface ClientMetadata {
@@ -166,7 +202,7 @@ export function parseClientMetadata(body: unknown): ClientMetadataResult {
     metadata: {
       agentId: data.agent_id,
       clientName: data.client_name,
-      grantTypes: [...new Set(data.grant_types ?? SUPPORTED_GRANT_TYPES)],
+      grantTypes: [...new Set(data.grant_types ?? ['client_credentials'])],
       tokenEndpointAuthMethod: data.token_endpoint_auth_method ?? 'client_secret_basic',
       redirectUris: [...new Set(data.redirect_uris ?? [])],
       scope: data.scope,

@@ -56,6 +56,11 @@ export interface OAuthClientConfig {
   readonly grantTypes: readonly string[];
   /** mcp://{serverId} resources this client may obtain tokens for. */
   readonly audiences: readonly string[];
+  /**
+   * Registered redirect URIs, exact strings (the authorization endpoint). Absent in a snapshot
+   * persisted before the authorization_code grant: none.
+   */
+  readonly redirectUris?: readonly string[];
 }
 
 export interface RevokedTokenConfig {

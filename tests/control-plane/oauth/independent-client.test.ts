@@ -110,6 +110,8 @@ describeEachDatabase('registration with an independent OAuth client (oauth4webap
     expect(redirect).toBeInstanceOf(oauth.ResponseBodyError);
     expect(redirect).toMatchObject({ status: 400, error: 'invalid_redirect_uri' });
     const grant = await refused({ grant_types: ['authorization_code'] });
-    expect(grant).toMatchObject({ status: 400, error: 'invalid_client_metadata' });
+    expect(grant).toMatchObject({ status: 400, error: 'invalid_redirect_uri' });
+    const implicit = await refused({ grant_types: ['implicit'] });
+    expect(implicit).toMatchObject({ status: 400, error: 'invalid_client_metadata' });
   });
 });

@@ -61,7 +61,15 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
   const valid = () => ({ agent_id: agentId });
 
   it.each([
-    ['grant_types authorization_code', { grant_types: ['authorization_code'] }, 'grant_types.0'],
+    [
+      'grant_types authorization_code with a response type but token',
+      {
+        grant_types: ['authorization_code'],
+        redirect_uris: ['https://app.example/cb'],
+        response_types: ['token'],
+      },
+      'response_types',
+    ],
     [
       'grant_types with client_credentials and another',
       { grant_types: ['client_credentials', 'refresh_token'] },
@@ -112,6 +120,22 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     expect(answer.body).toEqual({
       error: 'invalid_client_metadata',
       error_description: expect.stringContaining(`${field}: `),
+    });
+  });
+
+  it.each([
+    ['no redirect_uris', {}],
+    ['an empty redirect_uris', { redirect_uris: [] }],
+  ])('authorization_code with %s: 400 invalid_redirect_uri', async (_case, change) => {
+    const answer = await gateway.register(
+      { ...valid(), grant_types: ['authorization_code'], ...change },
+      { key: managerKey },
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description:
+        'redirect_uris: the authorization_code grant needs at least one redirect URI',
     });
   });
 
@@ -240,8 +264,14 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
       'redirect_uris.0',
     ],
     [
-      'authorization_code',
+      'authorization_code without redirect URIs',
       { grantTypes: ['authorization_code'] },
+      'invalid_redirect_uri',
+      'redirect_uris',
+    ],
+    [
+      'an unknown grant type',
+      { grantTypes: ['implicit'] },
       'invalid_client_metadata',
       'grant_types.0',
     ],

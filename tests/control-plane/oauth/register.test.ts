@@ -100,6 +100,7 @@ describeEachDatabase('registering OAuth clients', (kind) => {
       authMethod: 'client_secret_basic',
       grantTypes: ['client_credentials'],
       audiences: ['mcp://files', 'mcp://mail'],
+      redirectUris: ['https://app.example/callback', 'http://127.0.0.1:8123/cb'],
     });
   });
 
@@ -142,6 +143,26 @@ describeEachDatabase('registering OAuth clients', (kind) => {
         id: answer.body.client_id,
         secretHash: null,
         authMethod: 'private_key_jwt',
+      }),
+    );
+  });
+
+  it('registers the authorization_code grant with its redirect URIs and response type code', async () => {
+    const answer = await gateway.register({
+      agent_id: gateway.agentId,
+      grant_types: ['authorization_code', 'client_credentials'],
+      redirect_uris: ['https://app.example/cb', 'http://127.0.0.1:8765/cb'],
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({
+      grant_types: ['authorization_code', 'client_credentials'],
+      response_types: ['code'],
+      redirect_uris: ['https://app.example/cb', 'http://127.0.0.1:8765/cb'],
+    });
+    expect(snapshotClients()).toContainEqual(
+      expect.objectContaining({
+        id: answer.body.client_id,
+        grantTypes: ['authorization_code', 'client_credentials'],
       }),
     );
   });
