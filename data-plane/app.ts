@@ -61,6 +61,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
   await app.register(oauthRoutes, {
     ...deps.oauth,
+    identity,
     store: deps.store,
     publicUrl: deps.publicUrl,
     db: deps.db,

@@ -1,7 +1,8 @@
 // RFC 8414 authorization server metadata and the JWKS (RFC 7517) of the access-token signing
-// keys: both public and cacheable. The metadata names only what this slice serves:
-// client_credentials at the token endpoint, no authorization endpoint (so no response types and
-// no PKCE methods).
+// keys: both public and cacheable. The metadata names what is served: client_credentials and
+// authorization_code (PKCE S256 only, the authorization step an agent-identity proof) at the
+// token endpoint, the authorization endpoint with response type code, and the `iss` parameter
+// of authorization responses (RFC 9207).
 import type { FastifyReply } from 'fastify';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import { type OwnSigningKey, oauthIndexOf } from '../../oauth/oauth-index.js';
@@ -12,6 +13,7 @@ export const JWKS_PATH = '/oauth/jwks';
 export const TOKEN_PATH = '/oauth/token';
 export const INTROSPECT_PATH = '/oauth/introspect';
 export const REVOKE_PATH = '/oauth/revoke';
+export const AUTHORIZE_PATH = '/oauth/authorize';
 /** Served by the control plane (POST /oauth/register). */
 export const REGISTER_PATH = '/oauth/register';
 
@@ -24,13 +26,17 @@ export const CLIENT_AUTH_METHODS = [
 export function buildMetadata(issuer: string): Record<string, unknown> {
   return {
     issuer,
+    authorization_endpoint: `${issuer}${AUTHORIZE_PATH}`,
     token_endpoint: `${issuer}${TOKEN_PATH}`,
     jwks_uri: `${issuer}${JWKS_PATH}`,
     registration_endpoint: `${issuer}${REGISTER_PATH}`,
     introspection_endpoint: `${issuer}${INTROSPECT_PATH}`,
     revocation_endpoint: `${issuer}${REVOKE_PATH}`,
-    grant_types_supported: ['client_credentials'],
-    response_types_supported: [],
+    grant_types_supported: ['client_credentials', 'authorization_code'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     scopes_supported: [],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: ['EdDSA'],

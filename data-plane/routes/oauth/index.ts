@@ -1,5 +1,7 @@
 // The OAuth authorization server on the data plane (DESIGN.md §6, §6a; docs/oauth.md): RFC 8414
-// discovery and the JWKS (public), the token endpoint (client_credentials), introspection
+// discovery and the JWKS (public), the authorization endpoint (an agent-identity proof instead of
+// a browser login, no API key), the token endpoint (client_credentials, authorization_code with
+// PKCE), introspection
 // (RFC 7662) and revocation (RFC 7009). Every answer of these routes that is an error is an
 // RFC 6749 body (`{ error, error_description }`, Cache-Control: no-store), rendered by this
 // plugin's own error handler; client registration is the control plane's (POST /oauth/register).
@@ -9,7 +11,9 @@ import { oauthErrorBodySchema } from '../../../shared/oauth/errors.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
+import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-failure-limiter.js';
+import { AuthorizationCodes } from '../../oauth/authorization-codes.js';
 import { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
 import { parseFormParams } from '../../oauth/request-params.js';
@@ -19,8 +23,10 @@ import type { TokenSigner } from '../../oauth/token-signer.js';
 import { toGatewayError } from '../../plugins/errors.js';
 import type { GatewayMetrics } from '../../plugins/metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
+import { authorize } from './authorize.js';
 import { createOAuthContext } from './context.js';
 import {
+  AUTHORIZE_PATH,
   DISCOVERY_PATH,
   INTROSPECT_PATH,
   JWKS_PATH,
@@ -51,6 +57,13 @@ export interface OAuthRoutesDependencies {
   readonly metrics?: Pick<GatewayMetrics, 'oauthTokensIssued' | 'oauthClientAuthFailures'>;
   /** The jtis this process revoked (shared with the forwarding token cache). */
   readonly revoked?: RevokedTokens | undefined;
+  /**
+   * The data plane's AgentIAM verifier (credential chains, Agent-Proof jti store): the
+   * authorization endpoint verifies the agent with it. Without one it is temporarily_unavailable.
+   */
+  readonly identity?: IdentityVerifier | undefined;
+  /** Authorization codes of this process (default: a new store). */
+  readonly authorizationCodes?: AuthorizationCodes | undefined;
 }
 
 /** Largest accepted OAuth request body: parameters, never documents. */
@@ -127,6 +140,34 @@ async function registerOAuthRoutes(
     },
     (_request, reply) => serveJwks(deps.store, deps.signer, reply),
   );
+  const codes = deps.authorizationCodes ?? new AuthorizationCodes();
+  const authorizeSchema = {
+    operationId: 'authorizeOAuthClient',
+    summary:
+      "OAuth authorization endpoint (RFC 6749 §4.1, PKCE S256): the agent proves its identity (agent_credential, agent_proof) instead of a browser login; no API key. 302 to the client's redirect URI with a code or an error.",
+    response: {
+      302: {
+        description: 'To the redirect URI, with code and state, or error and state.',
+        type: 'null',
+      },
+      400: {
+        ...oauthErrorBody,
+        description: 'Unknown client_id or unregistered redirect_uri (never redirected).',
+      },
+      413: oauthErrorBody,
+      415: oauthErrorBody,
+    },
+  };
+  app.get(
+    AUTHORIZE_PATH,
+    { schema: { ...authorizeSchema, operationId: 'authorizeOAuthClientGet' } },
+    (request, reply) => authorize(ctx, { identity: deps.identity, codes }, request, reply),
+  );
+  app.post(
+    AUTHORIZE_PATH,
+    { bodyLimit: BODY_LIMIT_BYTES, schema: authorizeSchema },
+    (request, reply) => authorize(ctx, { identity: deps.identity, codes }, request, reply),
+  );
   app.post(
     TOKEN_PATH,
     {
@@ -134,7 +175,7 @@ async function registerOAuthRoutes(
       schema: {
         operationId: 'issueOAuthToken',
         summary:
-          'OAuth token endpoint (RFC 6749): client_credentials for one RFC 8707 resource; client authentication by secret (Basic or form) or private_key_jwt.',
+          'OAuth token endpoint (RFC 6749): client_credentials for one RFC 8707 resource, or authorization_code with PKCE; client authentication by secret (Basic or form) or private_key_jwt.',
         response: {
           200: {
             description: 'An RFC 9068 access token.',
@@ -155,7 +196,7 @@ async function registerOAuthRoutes(
         },
       },
     },
-    (request, reply) => issueToken(ctx, request, reply),
+    (request, reply) => issueToken(ctx, codes, request, reply),
   );
   const revoked = deps.revoked ?? new RevokedTokens();
   app.post(

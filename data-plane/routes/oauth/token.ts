@@ -1,27 +1,36 @@
-// POST /oauth/token, grant_type client_credentials (RFC 6749 §4.4): the client authenticates
+// POST /oauth/token. grant_type client_credentials (RFC 6749 §4.4): the client authenticates
 // (client-auth.ts), names exactly one `resource` (RFC 8707) it, its agent and the tenant all
 // allow, and gets an RFC 9068 access token for that resource signed in memory; issuance is
 // recorded by the batched recorder, never on this path. The agent must exist and be alive.
+// grant_type authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636): the client authenticates the
+// same way and presents a code of this data plane (authorization-codes.ts) with the redirect_uri
+// it was issued for and the code_verifier whose S256 is the bound challenge; the code is used up
+// by its first presentation. An unknown, used or expired code, another client's, another
+// redirect_uri or a wrong verifier is invalid_grant. The token's aud is the bound resource (a
+// `resource` parameter, optional here, must name that same resource: invalid_target otherwise).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gatewayError } from '../../../shared/errors/index.js';
+import { type AuthorizationCodes, CODE_VERIFIER, s256 } from '../../oauth/authorization-codes.js';
 import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
 import { type OAuthParams, requiredParam } from '../../oauth/request-params.js';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
 import type { OAuthContext } from './context.js';
 
 export const CLIENT_CREDENTIALS = 'client_credentials';
+export const AUTHORIZATION_CODE_GRANT = 'authorization_code';
 
 export async function issueToken(
   ctx: OAuthContext,
+  codes: AuthorizationCodes,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { index, params, client } = await ctx.authenticate(request);
   const grantType = requiredParam(params, 'grant_type');
-  if (grantType !== CLIENT_CREDENTIALS) {
+  if (grantType !== CLIENT_CREDENTIALS && grantType !== AUTHORIZATION_CODE_GRANT) {
     throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
   }
-  if (!client.client.grantTypes.includes(CLIENT_CREDENTIALS)) {
+  if (!client.client.grantTypes.includes(grantType)) {
     throw gatewayError('OAUTH_UNAUTHORIZED_CLIENT', { clientId: client.client.id, grantType });
   }
   const agent = client.tenant.agents.get(client.client.agentId);
@@ -30,7 +39,10 @@ export async function issueToken(
       problem: `agent ${client.client.agentId} is ${agent ? 'killed' : 'unknown'}`,
     });
   }
-  const resource = checkResource(index, client, params, ctx.issuer());
+  const resource =
+    grantType === CLIENT_CREDENTIALS
+      ? checkResource(index, client, params, ctx.issuer())
+      : redeemCode(index, codes, client, params, ctx.issuer());
   const signer = ctx.signer;
   if (!signer) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
   const scope = '';
@@ -38,7 +50,7 @@ export async function issueToken(
     { sub: agent.id, aud: resource, clientId: client.client.id, tenantId: client.tenant.id, scope },
     DEFAULT_TOKEN_LIFETIME_SECONDS,
   );
-  ctx.metrics?.oauthTokensIssued.inc({ kind: 'client_credentials' });
+  ctx.metrics?.oauthTokensIssued.inc({ kind: grantType });
   ctx.issuedTokens?.record({
     jti: minted.jti,
     tenantId: client.tenant.id,
@@ -60,12 +72,45 @@ export async function issueToken(
     });
 }
 
+/** The resource bound to the presented code, once every binding matches (see the header). */
+function redeemCode(
+  index: OAuthIndex,
+  codes: AuthorizationCodes,
+  found: IndexedClient,
+  params: OAuthParams,
+  issuer: string,
+): string {
+  const code = requiredParam(params, 'code');
+  const redirectUri = requiredParam(params, 'redirect_uri');
+  const verifier = requiredParam(params, 'code_verifier');
+  const grant = codes.consume(code);
+  const refuse = (problem: string) => gatewayError('OAUTH_INVALID_GRANT', { problem });
+  if (!grant) throw refuse('the code is unknown, used or expired');
+  if (grant.clientId !== found.client.id) throw refuse('the code was issued to another client');
+  if (grant.redirectUri !== redirectUri) {
+    throw refuse('redirect_uri is not the one the code was issued for');
+  }
+  if (!CODE_VERIFIER.test(verifier) || s256(verifier) !== grant.codeChallenge) {
+    throw refuse('code_verifier does not match the code_challenge');
+  }
+  if (grant.agentId !== found.client.agentId) throw refuse('the code was issued to another agent');
+  const requested = params.get('resource');
+  if (requested !== undefined && (requested.length !== 1 || requested[0] !== grant.resource)) {
+    throw gatewayError('OAUTH_INVALID_TARGET', {
+      resource: requested.join(', ').slice(0, 200),
+      problem: 'the code was issued for another resource',
+    });
+  }
+  // The resource is judged again: the agent's audiences or the client's may have shrunk.
+  return checkResource(index, found, new Map([['resource', [grant.resource]]]), issuer);
+}
+
 /**
  * The one requested resource, when it is `mcp://{serverId}` or `<issuer>/mcp/{serverId}` of a
  * server registered in the tenant whose `mcp://{serverId}` is in the agent's mcpAudiences and the
  * client's audiences; invalid_target otherwise (missing and repeated included).
  */
-function checkResource(
+export function checkResource(
   index: OAuthIndex,
   { client, tenant }: IndexedClient,
   params: OAuthParams,

@@ -18,13 +18,17 @@ describe('OAuth discovery and JWKS (public, cacheable)', () => {
     const issuer = gateway.url;
     expect(await response.json()).toEqual({
       issuer,
+      authorization_endpoint: `${issuer}/oauth/authorize`,
       token_endpoint: `${issuer}/oauth/token`,
       jwks_uri: `${issuer}/oauth/jwks`,
       registration_endpoint: `${issuer}/oauth/register`,
       introspection_endpoint: `${issuer}/oauth/introspect`,
       revocation_endpoint: `${issuer}/oauth/revoke`,
-      grant_types_supported: ['client_credentials'],
-      response_types_supported: [],
+      grant_types_supported: ['client_credentials', 'authorization_code'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
       scopes_supported: [],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',

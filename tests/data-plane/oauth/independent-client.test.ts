@@ -46,7 +46,9 @@ describeEachDatabase(
         introspection_endpoint: `${gateway.url}/oauth/introspect`,
         revocation_endpoint: `${gateway.url}/oauth/revoke`,
         jwks_uri: `${gateway.url}/oauth/jwks`,
-        grant_types_supported: ['client_credentials'],
+        authorization_endpoint: `${gateway.url}/oauth/authorize`,
+        grant_types_supported: ['client_credentials', 'authorization_code'],
+        code_challenge_methods_supported: ['S256'],
       });
     });
 

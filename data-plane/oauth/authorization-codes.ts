@@ -1,0 +1,74 @@
+// Authorization codes of the authorization_code grant (RFC 6749 §4.1, PKCE RFC 7636): 256 random
+// bits, base64url, held in this process's memory only, bound to the client, the redirect URI,
+// the S256 code challenge, the one resource and the agent; usable once within 60 s. A code is
+// consumed by its first presentation whatever the outcome (a wrong verifier burns it too), so a
+// stolen code can be tried once at most. In a split deployment the token request must reach the
+// data plane that issued the code (sticky routing of /oauth/authorize and /oauth/token by
+// client_id, or one data plane serving both); another data plane answers invalid_grant.
+// The store is bounded: when it holds `capacity` live codes, authorization fails closed
+// (temporarily_unavailable) until codes expire.
+import { createHash, randomBytes } from 'node:crypto';
+
+export const AUTHORIZATION_CODE_LIFETIME_MS = 60_000;
+export const DEFAULT_CODE_CAPACITY = 100_000;
+
+export interface AuthorizationGrant {
+  readonly clientId: string;
+  readonly tenantId: string;
+  readonly agentId: string;
+  readonly redirectUri: string;
+  /** The S256 code challenge (base64url SHA-256 of the verifier). */
+  readonly codeChallenge: string;
+  /** The resource the token will be for, as requested. */
+  readonly resource: string;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+}
+
+export class AuthorizationCodes {
+  readonly #capacity: number;
+  /** code → grant; Map order is issue order, so expired codes are at the front. */
+  readonly #codes = new Map<string, AuthorizationGrant>();
+
+  constructor(options: { capacity?: number | undefined } = {}) {
+    this.#capacity = options.capacity ?? DEFAULT_CODE_CAPACITY;
+  }
+
+  get size(): number {
+    return this.#codes.size;
+  }
+
+  /** A new code for the grant; undefined when the store is full. */
+  issue(grant: Omit<AuthorizationGrant, 'expiresAt'>, nowMs = Date.now()): string | undefined {
+    this.#forgetExpired(nowMs);
+    if (this.#codes.size >= this.#capacity) return undefined;
+    const code = randomBytes(32).toString('base64url');
+    this.#codes.set(code, { ...grant, expiresAt: nowMs + AUTHORIZATION_CODE_LIFETIME_MS });
+    return code;
+  }
+
+  /** Takes the code out of the store: its grant while it is unexpired, else undefined. */
+  consume(code: string, nowMs = Date.now()): AuthorizationGrant | undefined {
+    const grant = this.#codes.get(code);
+    if (grant === undefined) return undefined;
+    this.#codes.delete(code);
+    return grant.expiresAt > nowMs ? grant : undefined;
+  }
+
+  #forgetExpired(nowMs: number): void {
+    for (const [code, grant] of this.#codes) {
+      if (grant.expiresAt > nowMs) return;
+      this.#codes.delete(code);
+    }
+  }
+}
+
+/** The S256 challenge of a verifier (RFC 7636 §4.2). */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** RFC 7636 §4.1: 43-128 unreserved characters. */
+export const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** An S256 challenge: 32 bytes as unpadded base64url. */
+export const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
