@@ -130,7 +130,7 @@ const RegisterOAuthClientInput = builder.inputType('RegisterOAuthClientInput', {
     }),
     grantTypes: t.stringList({
       description:
-        'Grant types (grant_types): client_credentials only in this version (the default).',
+        'Grant types (grant_types): client_credentials (the default), authorization_code (PKCE; needs redirectUris), or both.',
     }),
     tokenEndpointAuthMethod: t.field({
       type: AuthMethodEnum,
