@@ -42,6 +42,9 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'POST /oauth/token',
   'POST /oauth/introspect',
   'POST /oauth/revoke',
+  // The agent's identity proof authenticates the authorization request (docs/oauth.md).
+  'GET /oauth/authorize',
+  'POST /oauth/authorize',
 ]);
 
 export const API_KEY_SCHEME = 'apiKey';

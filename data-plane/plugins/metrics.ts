@@ -85,7 +85,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     }),
     oauthTokensIssued: new Counter({
       name: 'agent_gateway_oauth_tokens_issued_total',
-      help: 'Access tokens signed, by kind (client_credentials: the token endpoint; forward: minted for a forward under oauthMode mcp_as, cache misses only).',
+      help: 'Access tokens signed, by kind (client_credentials and authorization_code: the token endpoint; forward: minted for a forward under oauthMode mcp_as, cache misses only).',
       labelNames: ['kind'],
       registers: [registry],
     }),
