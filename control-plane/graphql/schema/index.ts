@@ -10,6 +10,7 @@ import './npl-policies.js';
 import './agents.js';
 import './agentiam.js';
 import './oauth-clients.js';
+import './issued-tokens.js';
 import './approvals.js';
 import './audit-trail.js';
 import './data-planes.js';
