@@ -16,6 +16,11 @@ export interface AuthorizationGrant {
   readonly clientId: string;
   readonly tenantId: string;
   readonly agentId: string;
+  /**
+   * For a delegate: the verified delegation chain's agent ids, root first, ending at `agentId`
+   * (the token's RFC 8693 `act` names the delegators). Empty without delegation.
+   */
+  readonly delegationChain: readonly string[];
   readonly redirectUri: string;
   /** The S256 code challenge (base64url SHA-256 of the verifier). */
   readonly codeChallenge: string;

@@ -22,6 +22,14 @@ export interface AccessTokenClaims {
   readonly clientId: string;
   readonly tenantId: string;
   readonly scope: string;
+  /** RFC 8693 §4.1 actor claim of a delegate's token (the delegation chain); absent otherwise. */
+  readonly act?: ActorClaim | undefined;
+}
+
+/** RFC 8693 §4.1: the current actor, and within it the prior actors, nearest first. */
+export interface ActorClaim {
+  readonly sub: string;
+  readonly act?: ActorClaim | undefined;
 }
 
 export interface MintedToken {
@@ -76,6 +84,7 @@ export class TokenSigner {
       client_id: claims.clientId,
       scope: claims.scope,
       tenant_id: claims.tenantId,
+      ...(claims.act === undefined ? {} : { act: claims.act }),
     })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: this.kid })
       .setIssuer(this.#issuer.get())

@@ -13,10 +13,15 @@
 // the credential does not verify for the client's agent, the proof is bad, expired or replayed).
 // Success: 302 with `code` (authorization-codes.ts) and `state`.
 //
-// The credential is verified with the data plane's IdentityVerifier as an empty chain. The
-// authorization grants a resource, not a tool (inspect still checks every call's tool), so the
-// chain rule "the requested tool is permitted" is given the credential's own first permitted
-// tool: what it still asks is that the credential holds a tool at all.
+// The credential is verified with the data plane's IdentityVerifier as an empty chain, or, for a
+// delegate, with the optional `delegation_chain` (JSON text of the AgentDelegationCredential
+// links from the root `agent_credential` to the calling agent): the client's agent must be the
+// chain's last subject and the proof is by its key. The authorization grants a resource, not a
+// tool (inspect still checks every call's tool), so the chain rule "the requested tool is
+// permitted" is given the last credential's own first permitted tool (the root's without a
+// chain; every earlier hop holds it unless the chain widens, which is refused anyway): what it
+// still asks is that the credentials hold a tool at all. The code records the chain's agent ids,
+// and the token names the delegators in an RFC 8693 `act` claim (token.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
@@ -140,6 +145,7 @@ async function grantCode(
   } catch {
     throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'agent_credential is not JSON' });
   }
+  const chain = delegationChainOf(optionalParam(params, 'delegation_chain'));
   const agent = tenant.agents.get(client.agentId);
   if (!agent || agent.killed) {
     throw accessDenied(`agent ${client.agentId} is ${agent ? 'killed' : 'unknown'}`);
@@ -162,7 +168,11 @@ async function grantCode(
   const result = await identity.verifyChain(
     snapshot,
     tenant,
-    { rootCredential: credential, chain: [], requestedTool: firstToolOf(credential) },
+    {
+      rootCredential: credential,
+      chain,
+      requestedTool: firstToolOf(chain.length > 0 ? chain[chain.length - 1] : credential),
+    },
     'verify',
     now,
   );
@@ -172,12 +182,17 @@ async function grantCode(
     );
   }
   if (!result.valid || result.agentId !== agent.id) {
-    throw accessDenied(`agent_credential names agent ${result.agentId}, not the client's agent`);
+    throw accessDenied(
+      chain.length === 0
+        ? `agent_credential names agent ${result.agentId}, not the client's agent`
+        : `delegation_chain ends at agent ${result.agentId}, not the client's agent`,
+    );
   }
   const code = deps.codes.issue({
     clientId: client.id,
     tenantId: tenant.id,
     agentId: agent.id,
+    delegationChain: chain.length === 0 ? [] : result.chain,
     redirectUri,
     codeChallenge,
     resource,
@@ -191,6 +206,23 @@ async function grantCode(
     );
   }
   return code;
+}
+
+/** The `delegation_chain` parameter: a JSON array of links; none when absent. */
+function delegationChainOf(text: string | undefined): readonly unknown[] {
+  if (text === undefined) return [];
+  let chain: unknown;
+  try {
+    chain = JSON.parse(text);
+  } catch {
+    throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'delegation_chain is not JSON' });
+  }
+  if (!Array.isArray(chain)) {
+    throw gatewayError('OAUTH_INVALID_REQUEST', {
+      problem: 'delegation_chain must be a JSON array of delegation credentials',
+    });
+  }
+  return chain;
 }
 
 /** The credential's first permitted tool (see the header); '' when it names none. */

@@ -8,12 +8,16 @@
 // by its first presentation. An unknown, used or expired code, another client's, another
 // redirect_uri or a wrong verifier is invalid_grant. The token's aud is the bound resource (a
 // `resource` parameter, optional here, must name that same resource: invalid_target otherwise).
+// A code authorized by a delegate (a `delegation_chain` at /oauth/authorize) gives a token whose
+// `sub` is the delegate and whose RFC 8693 §4.1 `act` names the delegators, the nearest
+// outermost: { sub: <its delegator>, act: { sub: <that one's delegator>, … } } down to the root
+// agent. No `act` without delegation.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { type AuthorizationCodes, CODE_VERIFIER, s256 } from '../../oauth/authorization-codes.js';
 import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
 import { type OAuthParams, requiredParam } from '../../oauth/request-params.js';
-import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
+import { type ActorClaim, DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
 import type { OAuthContext } from './context.js';
 
 export const CLIENT_CREDENTIALS = 'client_credentials';
@@ -39,15 +43,22 @@ export async function issueToken(
       problem: `agent ${client.client.agentId} is ${agent ? 'killed' : 'unknown'}`,
     });
   }
-  const resource =
+  const { resource, act } =
     grantType === CLIENT_CREDENTIALS
-      ? checkResource(index, client, params, ctx.issuer())
+      ? { resource: checkResource(index, client, params, ctx.issuer()), act: undefined }
       : redeemCode(index, codes, client, params, ctx.issuer());
   const signer = ctx.signer;
   if (!signer) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
   const scope = '';
   const minted = await signer.mint(
-    { sub: agent.id, aud: resource, clientId: client.client.id, tenantId: client.tenant.id, scope },
+    {
+      sub: agent.id,
+      aud: resource,
+      clientId: client.client.id,
+      tenantId: client.tenant.id,
+      scope,
+      act,
+    },
     DEFAULT_TOKEN_LIFETIME_SECONDS,
   );
   ctx.metrics?.oauthTokensIssued.inc({ kind: grantType });
@@ -72,14 +83,17 @@ export async function issueToken(
     });
 }
 
-/** The resource bound to the presented code, once every binding matches (see the header). */
+/**
+ * The resource bound to the presented code, once every binding matches (see the header), and the
+ * `act` claim of its delegation chain.
+ */
 function redeemCode(
   index: OAuthIndex,
   codes: AuthorizationCodes,
   found: IndexedClient,
   params: OAuthParams,
   issuer: string,
-): string {
+): { resource: string; act: ActorClaim | undefined } {
   const code = requiredParam(params, 'code');
   const redirectUri = requiredParam(params, 'redirect_uri');
   const verifier = requiredParam(params, 'code_verifier');
@@ -102,7 +116,22 @@ function redeemCode(
     });
   }
   // The resource is judged again: the agent's audiences or the client's may have shrunk.
-  return checkResource(index, found, new Map([['resource', [grant.resource]]]), issuer);
+  return {
+    resource: checkResource(index, found, new Map([['resource', [grant.resource]]]), issuer),
+    act: actorClaimOf(grant.delegationChain),
+  };
+}
+
+/**
+ * RFC 8693 §4.1 `act` for a chain of agent ids root → delegate: the delegate's own delegator
+ * outermost, the root innermost; undefined for no delegation.
+ */
+export function actorClaimOf(chain: readonly string[]): ActorClaim | undefined {
+  let act: ActorClaim | undefined;
+  // chain[last] is the delegate (the token's sub); the delegators are all before it.
+  for (const agentId of chain.slice(0, -1))
+    act = act === undefined ? { sub: agentId } : { sub: agentId, act };
+  return act;
 }
 
 /**

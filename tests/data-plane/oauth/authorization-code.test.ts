@@ -378,6 +378,7 @@ describe('authorization codes (in memory)', () => {
     clientId: 'agc_x',
     tenantId: 't',
     agentId: 'a',
+    delegationChain: [],
     redirectUri: REDIRECT_URI,
     codeChallenge: 'c',
     resource: 'mcp://files',
