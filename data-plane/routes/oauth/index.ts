@@ -223,6 +223,11 @@ async function registerOAuthRoutes(
               iss: { type: 'string' },
               jti: { type: 'string' },
               tenant_id: { type: 'string' },
+              act: {
+                type: 'object',
+                description: 'RFC 8693 actor claim: the delegation chain of a delegate token.',
+                additionalProperties: true,
+              },
             },
             required: ['active'],
           },

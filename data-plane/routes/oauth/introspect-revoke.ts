@@ -48,6 +48,8 @@ export async function introspectToken(
     iss: claims.iss,
     jti: claims.jti,
     tenant_id: claims.tenant_id,
+    // RFC 8693 §4.1: the delegation chain of a delegate's token, nearest delegator outermost.
+    ...(claims.act === undefined ? {} : { act: claims.act }),
   });
 }
 

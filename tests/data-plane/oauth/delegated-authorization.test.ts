@@ -19,7 +19,7 @@ import { asAgentId } from '../../../shared/ids.js';
 import { delegate, issueCredential, type KeyedAgent } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { issuedCount } from './oauth-fixture.js';
+import { basic, issuedCount, postForm } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const FILES = 'mcp://files';
@@ -177,6 +177,16 @@ describeEachDatabase('the authorization_code grant for a delegate (RFC 8693 act)
     expect(payload.client_id).toBe(clientId);
     expect(payload.act).toEqual({ sub: b.id, act: { sub: a.id } });
     expect(await issuedCount(gateway, clientId)).toBe(1);
+    const introspection = await postForm(
+      `${gateway.url}/oauth/introspect`,
+      { token: result.access_token },
+      { authorization: basic(clientId, secret) },
+    );
+    expect(introspection.body).toMatchObject({
+      active: true,
+      sub: c.id,
+      act: { sub: b.id, act: { sub: a.id } },
+    });
   });
 
   it('a chain that ends at another agent than the client’s is access_denied; nothing is issued', async () => {
