@@ -18,9 +18,9 @@ import {
 } from '../support/agentiam-client.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
-import type { LatencySummary, LoadRequest, LoadResult } from './load.js';
+import type { LatencySummary, LoadRequest } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
-import { runLoad } from './run-load.js';
+import { runSequential, runThroughput, type ThroughputResult } from './run-load.js';
 
 const BUDGET = { warmChainMs: 1, coldChainMs: 60 };
 const LINKS = 5;
@@ -58,38 +58,20 @@ const POOL_MAX = 200_000;
 
 const AGENT_PROOF = 'agent-proof';
 
-type Throughput = Extract<LoadResult, { kind: 'throughput' }>;
+type Throughput = ThroughputResult;
 
 interface Chain {
   readonly root: Record<string, unknown>;
   readonly links: readonly Record<string, unknown>[];
 }
 
-async function throughput(
+function throughput(
   request: LoadRequest,
   connections: number,
   warmupSeconds: number,
   durationSeconds: number,
-): Promise<Throughput> {
-  const result = await runLoad({
-    kind: 'throughput',
-    request,
-    connections,
-    warmupSeconds,
-    durationSeconds,
-  });
-  if (result.kind !== 'throughput') throw new Error('unexpected load result');
-  return result;
-}
-
-async function sequential(
-  targets: readonly LoadRequest[],
-  warmup: number,
-  count: number,
-): Promise<LatencySummary[]> {
-  const result = await runLoad({ kind: 'sequential', targets, warmup, count });
-  if (result.kind !== 'sequential') throw new Error('unexpected load result');
-  return [...result.targets];
+): Promise<ThroughputResult> {
+  return runThroughput({ request, connections, warmupSeconds, durationSeconds });
 }
 
 function post(url: string, body: string, expectStatus: number, key: string): LoadRequest {
@@ -293,7 +275,7 @@ export default async function agentIamBench(ctx: BenchContext): Promise<void> {
       await client.close();
     }
     ctx.progress('chain verification over HTTP, warm (sequential, load generator)');
-    const [warmHttp] = (await sequential(
+    const [warmHttp] = (await runSequential(
       [post(verifyUrl, verifyBody(warmChain), 200, identityTenant.key)],
       HTTP_WARM_WARMUP,
       HTTP_WARM_CALLS,
@@ -349,7 +331,7 @@ export default async function agentIamBench(ctx: BenchContext): Promise<void> {
         managerKey,
       );
       ctx.progress(`credential issue over HTTP, ${database}, sequential`);
-      const [seq] = (await sequential([request], ISSUE_WARMUP, ISSUE_SEQUENTIAL)) as [
+      const [seq] = (await runSequential([request], ISSUE_WARMUP, ISSUE_SEQUENTIAL)) as [
         LatencySummary,
       ];
       issueRows.push({
@@ -418,7 +400,7 @@ export default async function agentIamBench(ctx: BenchContext): Promise<void> {
     const perTarget = INSPECT_WARMUP + INSPECT_CALLS;
     const onPool = await proofPool(gateway, holder, onBody, perTarget, dir, 'sequential-on');
     const chainPool = await proofPool(gateway, leaf, chainBody, perTarget, dir, 'sequential-chain');
-    const [offSeq, onSeq, chainSeq] = (await sequential(
+    const [offSeq, onSeq, chainSeq] = (await runSequential(
       [
         post(inspectUrl, offBody, 200, plainTenant.key),
         {

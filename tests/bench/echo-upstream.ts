@@ -1,6 +1,9 @@
 // A minimal MCP-ish JSON-RPC echo upstream (plain node:http, JSON answers, no sessions) for the
 // forwarding benchmarks: the official SDK's own cost would hide ours. The source runs as a child
 // process (`node --input-type=module -e`), which prints {"url": …} once it listens.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
 export const RAW_ECHO_SERVER = `
 import { createServer } from 'node:http';
 const server = createServer((req, res) => {
@@ -27,3 +30,14 @@ server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port + '/mcp' }));
 });
 `;
+
+/** Starts RAW_ECHO_SERVER in a child process and resolves once it listens. */
+export async function startEchoUpstream(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', RAW_ECHO_SERVER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    return { url: (JSON.parse(line) as { url: string }).url, child };
+  }
+  throw new Error('upstream process exited before reporting its URL');
+}

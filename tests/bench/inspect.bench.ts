@@ -1,28 +1,13 @@
-// Inspect end to end over real HTTP, against the budgets of DESIGN.md §10 (ratios against a bare
-// Fastify JSON endpoint measured in the same run), with the gateway configured the way `npm start`
-// runs it — its pino logger at `info` (writing to /dev/null: the cost of every line is paid, the
-// output is not kept), no access log — and, beside it, the same gateway with a silent logger:
-//   - inspect allow (simulation): ≥ 60 % of the bare endpoint's throughput at 50 connections,
-//     p99 ≤ 2× the bare endpoint's p99;
-//   - inspect deny (server not whitelisted, audit entry durable before the answer) on PGlite and
-//     PostgreSQL (DATABASE_URL; skipped without it): p99 ≤ 5× the bare p99 at 8 connections, and
-//     the gateway's event-loop delay while it serves denies (no storage work may block it > 2 ms);
-//   - a production forward through the gateway against calling the same upstream directly:
-//     ≤ 0.5 ms more at p50 (sequential calls, interleaved).
-// Servers (bare Fastify, the gateways) run in this process; the load generator (load.ts) runs in
-// a child process, and so does the upstream, so that neither shares the measured event loop.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { createLogger } from '../../cli/logger.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { RAW_ECHO_SERVER } from './echo-upstream.js';
+import { startEchoUpstream } from './echo-upstream.js';
 import type { LatencySummary, LoadRequest, LoadResult } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
-import { runLoad } from './run-load.js';
+import { runLoad, runThroughput, type ThroughputResult } from './run-load.js';
 
 const CONNECTIONS = 50;
 const WARMUP_SECONDS = 2;
@@ -43,29 +28,13 @@ const BUDGET = {
 };
 const DENY_CONNECTIONS = 8;
 
-async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', RAW_ECHO_SERVER], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    return { url: (JSON.parse(line) as { url: string }).url, child };
-  }
-  throw new Error('upstream process exited before reporting its URL');
-}
-
-async function throughput(
-  request: LoadRequest,
-  connections = CONNECTIONS,
-): Promise<Extract<LoadResult, { kind: 'throughput' }>> {
-  const result = await runLoad({
-    kind: 'throughput',
+function throughput(request: LoadRequest, connections = CONNECTIONS): Promise<ThroughputResult> {
+  return runThroughput({
     request,
     connections,
     warmupSeconds: WARMUP_SECONDS,
     durationSeconds: DURATION_SECONDS,
   });
-  if (result.kind !== 'throughput') throw new Error('unexpected load result');
-  return result;
 }
 
 function post(url: string, body: unknown, expectStatus: number, key?: string): LoadRequest {
@@ -162,7 +131,7 @@ export default async function inspectBench(ctx: BenchContext): Promise<void> {
   const delayRows: BenchRow[] = [];
 
   ctx.progress('starting the upstream, the bare endpoint and two PGlite gateways');
-  const upstream = await startUpstream();
+  const upstream = await startEchoUpstream();
   const bare = Fastify({ logger: false });
   bare.post('/x', async () => ({ ok: true }));
   await bare.listen({ host: '127.0.0.1', port: 0 });

@@ -1,20 +1,4 @@
-// The OAuth authorization server under load (issue 12), with the gateway configured the way
-// `npm start` runs it — its pino logger at `info` (writing to /dev/null), no access log:
-//   - token endpoint throughput: POST /oauth/token, grant_type client_credentials with
-//     client_secret_basic, at 10 and 50 connections, against a bare Fastify endpoint that takes
-//     the same form-encoded request, measured in the same run (DESIGN.md §10 sets no budget for
-//     it: report only);
-//   - inspect allow with a production forward under oauthMode mcp_as (the data plane mints a token
-//     for mcp://{serverId}, or reuses one from its cache, and sends it as a Bearer) against the
-//     same forward with oauthMode none: two tenants of one gateway, identical but for oauthMode,
-//     forwarding to the same upstream (the raw echo upstream of echo-upstream.ts, which ignores
-//     the Authorization header). Budget (issue 12): the token cache keeps the difference within
-//     10 % at p50 (sequential calls, interleaved) and in throughput at 50 connections.
-// Servers (bare Fastify, the gateway) run in this process; the load generator (load.ts) and the
-// upstream run in child processes, so that neither shares the measured event loop.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { createLogger } from '../../cli/logger.js';
@@ -22,12 +6,12 @@ import { createAgent } from '../../control-plane/services/agents.js';
 import { registerOAuthClient } from '../../control-plane/services/oauth-clients.js';
 import { TOKEN_PATH } from '../../data-plane/routes/oauth/discovery.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { RAW_ECHO_SERVER } from './echo-upstream.js';
-import type { LatencySummary, LoadRequest, LoadResult } from './load.js';
+import { startEchoUpstream } from './echo-upstream.js';
+import type { LatencySummary, LoadRequest } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
-import { runLoad } from './run-load.js';
+import { runLoad, runThroughput, type ThroughputResult } from './run-load.js';
 
-type Throughput = Extract<LoadResult, { kind: 'throughput' }>;
+type Throughput = ThroughputResult;
 
 const TOKEN_CONNECTIONS = [10, 50] as const;
 const TOKEN_WARMUP_SECONDS = 1;
@@ -45,31 +29,13 @@ const BUDGET_RATIO = 0.1;
 const SERVER_ID = 'echo';
 const FORM = 'application/x-www-form-urlencoded';
 
-async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', RAW_ECHO_SERVER], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    return { url: (JSON.parse(line) as { url: string }).url, child };
-  }
-  throw new Error('upstream process exited before reporting its URL');
-}
-
-async function throughput(
+function throughput(
   request: LoadRequest,
   connections: number,
   warmupSeconds: number,
   durationSeconds: number,
-): Promise<Throughput> {
-  const result = await runLoad({
-    kind: 'throughput',
-    request,
-    connections,
-    warmupSeconds,
-    durationSeconds,
-  });
-  if (result.kind !== 'throughput') throw new Error('unexpected load result');
-  return result;
+): Promise<ThroughputResult> {
+  return runThroughput({ request, connections, warmupSeconds, durationSeconds });
 }
 
 /** A gateway as `npm start` runs it: its logger at info (to /dev/null), no access log. */
@@ -104,7 +70,7 @@ function loadRow(scenario: string, connections: number, r: Throughput): BenchRow
 export default async function oauthBench(ctx: BenchContext): Promise<void> {
   const gateways: TestGateway[] = [];
   ctx.progress('starting the upstream, the bare endpoint and a PGlite gateway (npm start logging)');
-  const upstream = await startUpstream();
+  const upstream = await startEchoUpstream();
   const bare = Fastify({ logger: false });
   // Takes the token request's form body as it is, so that both answer the same request bytes.
   bare.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {

@@ -3,7 +3,7 @@
 // the suites import this instead.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LoadResult, LoadSpec } from './load.js';
+import type { LatencySummary, LoadRequest, LoadResult, LoadSpec } from './load.js';
 
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 
@@ -18,4 +18,26 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`load generator exited with ${code}`);
   return JSON.parse(output.trim().split('\n').at(-1) ?? '') as LoadResult;
+}
+
+export type ThroughputResult = Extract<LoadResult, { kind: 'throughput' }>;
+
+/** autocannon with `connections` for a warm-up and a measured period. */
+export async function runThroughput(
+  spec: Omit<Extract<LoadSpec, { kind: 'throughput' }>, 'kind'>,
+): Promise<ThroughputResult> {
+  const result = await runLoad({ kind: 'throughput', ...spec });
+  if (result.kind !== 'throughput') throw new Error('unexpected load result');
+  return result;
+}
+
+/** One request at a time, the targets interleaved; one summary per target. */
+export async function runSequential(
+  targets: readonly LoadRequest[],
+  warmup: number,
+  count: number,
+): Promise<LatencySummary[]> {
+  const result = await runLoad({ kind: 'sequential', targets, warmup, count });
+  if (result.kind !== 'sequential') throw new Error('unexpected load result');
+  return [...result.targets];
 }
