@@ -14,6 +14,7 @@ import {
   readStoredDefinitions,
   toStoredDefinitions,
 } from '../shared/tools/tool-definitions.js';
+import { bumpConfigVersion } from './config-version.js';
 import type { Database } from './database.js';
 
 export interface StoreToolDefinitionsInput {
@@ -65,12 +66,7 @@ export async function storeToolDefinitions(
           : {}),
       },
     });
-    if (changed) {
-      await tx.tenant.update({
-        where: { id: tenantId },
-        data: { configVersion: { increment: 1 } },
-      });
-    }
+    if (changed) await bumpConfigVersion(tx, tenantId);
     return changed ? 'changed' : 'unchanged';
   });
 }

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { agentDid } from '../../shared/agentiam/dids.js';
 import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 export interface CreateAgentInput {
   readonly tenantId: string;

@@ -8,8 +8,8 @@ import {
   type GatewayPolicyConfig,
   OAUTH_MODES,
 } from '../../shared/snapshot/index.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 export type GatewayPolicyPatch = Partial<GatewayPolicyConfig>;
 

@@ -8,8 +8,8 @@ import type { IssuedToken } from '../../prisma/generated/client/client.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 export interface IssuedTokenServiceDependencies {
   readonly db: Database;

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { gatewayError } from '../../shared/errors/index.js';
 import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

@@ -11,8 +11,8 @@ import {
   parsePolicyUri,
   safeParsePolicy,
 } from '../../shared/npl/index.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 export interface PublishResult {
   readonly uri: string;

@@ -17,8 +17,8 @@ import {
   metadataRefusal,
 } from '../../shared/oauth/client-metadata.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 export interface OAuthClientServiceDependencies {
   readonly db: Database;

@@ -6,8 +6,8 @@ import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../shared/gateway-policy/d
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { isScope, type Scope } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
-import { bumpConfigVersion } from './config-version.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 

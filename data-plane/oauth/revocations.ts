@@ -1,24 +1,15 @@
 // Token revocation's writes (RFC 7009), from the data plane: the IssuedToken row gets revokedAt
 // (inserted revoked when the batched recorder has not written it yet; the recorder's later insert
-// then does nothing), and the tenant's configVersion is bumped in the same transaction, so the
-// next snapshot carries the jti in revokedTokens to every data plane. The bump is the control
-// plane's (control-plane/services/config-version.ts) in plain SQL: the planes share no code.
+// then does nothing), and the tenant's configVersion is bumped in the same transaction
+// (storage/config-version.ts), so the next snapshot carries the jti in revokedTokens to every
+// data plane.
 // Until that snapshot applies, this process refuses the jti from its own RevokedTokens set.
+import { bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import type { IssuedTokenRecord } from './issued-tokens.js';
 
-export interface RevokedToken {
-  readonly jti: string;
-  readonly tenantId: string;
-  /** null for a gateway-minted token. */
-  readonly clientId: string | null;
-  readonly agentId: string;
-  readonly audience: string;
-  readonly scope: string;
-  /** Epoch seconds. */
-  readonly issuedAt: number;
-  /** Epoch seconds. */
-  readonly expiresAt: number;
-}
+/** What revocation knows of the token: the fields of its issuance record. */
+export type RevokedToken = IssuedTokenRecord;
 
 /** Marks the token revoked; false when it already was (nothing written then). */
 export async function writeTokenRevocation(
@@ -48,10 +39,7 @@ export async function writeTokenRevocation(
       ],
     );
     if (rows.length === 0) return false;
-    await tx.query(
-      `update tenants set "configVersion" = "configVersion" + 1, "updatedAt" = $2 where id = $1`,
-      [token.tenantId, now.toISOString()],
-    );
+    await bumpConfigVersionSql(tx, token.tenantId, now);
     return true;
   });
 }

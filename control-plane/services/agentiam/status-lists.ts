@@ -21,7 +21,7 @@ import {
   setBit,
 } from '../../../shared/agentiam/status-list.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
-import { bumpConfigVersion } from '../config-version.js';
+import { bumpConfigVersion } from '../../../storage/config-version.js';
 import type { CaSigner, Transaction } from './signing-keys.js';
 
 /** The absolute URL of a status list: its credential's id and every entry's statusListCredential. */

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { type ErrorCode, formatErrorMessage } from '../../../shared/errors/index.js';
 import { UpstreamError } from '../../upstream/index.js';
 import type { InspectAnswer } from './answers.js';
-import type { InspectDependencies } from './dependencies.js';
+import type { AccessTokenMinter, InspectDependencies } from './dependencies.js';
 import { type AgentExchange, type Exchange, sendAnswer } from './exchange.js';
 
 /** JSON-RPC error code of a call the gateway allowed but could not complete upstream. */
@@ -35,20 +35,9 @@ export async function forwardCall(
   }
   let accessToken: string | undefined;
   if (tenant.policy.oauthMode === 'mcp_as' || deps.requireMcpOAuth) {
-    if (!deps.mintAccessToken) {
-      return answerUpstreamFailure(
-        deps,
-        exchange,
-        answer,
-        'MCP_OAUTH_UNAVAILABLE',
-        formatErrorMessage('MCP_OAUTH_UNAVAILABLE'),
-      );
-    }
-    try {
-      accessToken = await deps.mintAccessToken({ tenant, agent, server });
-    } catch (error) {
-      // Fail closed: a forward that must carry a token never leaves without one.
-      deps.logger.info({ err: error, tenantId: tenant.id }, 'minting the forward token failed');
+    accessToken = await mintForwardToken(deps, { tenant, agent, server });
+    // Fail closed: a forward that must carry a token never leaves without one.
+    if (accessToken === undefined) {
       return answerUpstreamFailure(
         deps,
         exchange,
@@ -111,4 +100,18 @@ function answerUpstreamFailure(
     error: { code: JSONRPC_UPSTREAM_FAILED, message, data: { reasonCode: code } },
   };
   return sendAnswer(deps, exchange, answer);
+}
+
+/** A gateway-minted token for the forward; undefined when none can be had (no signer, or it failed). */
+async function mintForwardToken(
+  deps: InspectDependencies,
+  input: Parameters<AccessTokenMinter>[0],
+): Promise<string | undefined> {
+  if (!deps.mintAccessToken) return undefined;
+  try {
+    return await deps.mintAccessToken(input);
+  } catch (error) {
+    deps.logger.info({ err: error, tenantId: input.tenant.id }, 'minting the forward token failed');
+    return undefined;
+  }
 }
