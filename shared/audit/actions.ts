@@ -55,6 +55,13 @@ export const AUDIT_ACTIONS = {
   OAUTH_CLIENT_REVOKED: 'oauth.client_revoked',
   /** A client or operator revoked an access token (RFC 7009). */
   OAUTH_TOKEN_REVOKED: 'oauth.token_revoked',
+  /** An operator spawned a governed agent: key, identity credential and OAuth client together. */
+  AGENT_SPAWNED: 'agent.spawned',
+  /**
+   * The kill switch stopped an agent: what was revoked, rejected and aborted, and which data
+   * planes confirmed (docs/kill-switch.md). Once per agent.
+   */
+  AGENT_KILLED: 'agent.killed',
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

@@ -1,5 +1,6 @@
 // The configuration stream's wire protocol (docs/config-push.md), shared by the control plane that
 // serves it and the data planes that consume it, so the two sides cannot drift apart.
+import type { StatusListConfig } from '../snapshot/index.js';
 
 /** Server-Sent Events: full snapshots and heartbeats. */
 export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
@@ -9,5 +10,34 @@ export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 /** The SSE event carrying a whole snapshot as JSON, with id `<epoch>:<version>`. */
 export const SNAPSHOT_EVENT = 'snapshot';
 export const HEARTBEAT_EVENT = 'heartbeat';
+/**
+ * A kill delta (`AgentKillDelta`), id `kill:<seq>`: sent to every connected data plane when a kill
+ * commits, and on connect for every kill after the client's `kills` cursor. A data plane applies it
+ * before anything later on the stream and acknowledges it on the ack endpoint with `{ kill: seq }`.
+ */
+export const KILL_EVENT = 'kill';
 /** Default heartbeat period; the client treats three missed heartbeats as a lost stream. */
 export const HEARTBEAT_INTERVAL_MS = 15_000;
+
+/**
+ * What a data plane needs to refuse a killed agent at once, without a rebuilt snapshot: the agent
+ * and the tenant's status lists re-signed with its credentials' bits set (absent while the control
+ * plane could not sign them; the next snapshot carries them).
+ */
+export interface AgentKillDelta {
+  /** AgentKill.seq: the stream's delta sequence, monotonic in commit order. */
+  readonly seq: number;
+  readonly killId: string;
+  readonly tenantId: string;
+  readonly agentId: string;
+  readonly publicKey: string;
+  readonly killedAt: string;
+  readonly statusLists: readonly StatusListConfig[];
+}
+
+/** The body a data plane posts to the ack endpoint for a kill delta. */
+export interface KillAcknowledgement {
+  readonly kill: number;
+  /** In-flight executions of the agent this data plane aborted when it applied the delta. */
+  readonly aborted: number;
+}

@@ -90,6 +90,26 @@ export const ERROR_CODES = {
     summary: 'The agent has been killed; its calls are refused everywhere.',
     hint: 'Create a new agent with the createAgent mutation if the work must continue.',
   },
+  AGENT_NOT_FOUND: {
+    status: 404,
+    message: 'no agent with public key {publicKey} in this tenant',
+    summary:
+      "The kill switch's path names no agent of the caller's tenant. A lookup by path answers 404 (the resource is absent), whereas inspect's pipeline step answers AGENT_UNKNOWN 403 (a decision about a call, audited as a deny).",
+    hint: "Use the agent's publicKey in the z6Mk… form (the agents query or the spawn answer shows it), with an API key of the agent's tenant.",
+  },
+  AGENT_TOOLS_EXCEED_PARENT: {
+    status: 400,
+    message: 'allowed_tools names tools the parent agent {parentAgentId} may not use: {tools}',
+    summary: "A sub-agent's allowed tools must be a subset of its parent's (spec §2.3).",
+    hint: "Remove the named tools from allowed_tools, or add them to the parent's allowed tools first (updateAgent).",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: 'Idempotency-Key {key} was used with another request body',
+    summary:
+      'The Idempotency-Key was already used by this API key within 24 hours for a different request.',
+    hint: 'Send the exact body of the first request to get its answer again, or use a new Idempotency-Key for a new spawn.',
+  },
   AGENT_TOOL_NOT_ALLOWED: {
     status: 403,
     message: 'agent may not use tool {toolName}',

@@ -7,6 +7,12 @@ export const EVENT_TYPES = {
   AUDIT_APPENDED: 'audit.appended',
   APPROVAL_CREATED: 'approval.created',
   APPROVAL_RESOLVED: 'approval.resolved',
+  /** A kill is committed to the database: the control plane's fan-out picks it up. */
+  AGENT_KILL_COMMITTED: 'agent.kill.committed',
+  /** The control plane's fan-out reached the data planes (or gave up waiting for some). */
+  AGENT_KILL_PROPAGATED: 'agent.kill.propagated',
+  /** An agent was spawned, or its kill completed: what consoles' agentEvents subscription shows. */
+  AGENT_CHANGED: 'agent.changed',
 } as const;
 
 export interface AuditAppendedEvent {
@@ -26,7 +32,54 @@ export interface ApprovalEvent {
   };
 }
 
-export type GatewayEvent = AuditAppendedEvent | ApprovalEvent;
+/** The kill's identity on the bus: `seq` is the configuration stream's delta sequence. */
+export interface KillReference {
+  readonly id: string;
+  readonly seq: number;
+  readonly agentId: AgentId;
+}
+
+export interface AgentKillCommittedEvent {
+  readonly type: typeof EVENT_TYPES.AGENT_KILL_COMMITTED;
+  readonly tenantId: TenantId;
+  readonly kill: KillReference;
+}
+
+/** What the control plane recorded while fanning a kill out (docs/kill-switch.md). */
+export interface KillPropagation {
+  /** Data planes connected when the delta was sent (the receiving one included). */
+  readonly dataPlanes: number;
+  /** Those that acknowledged the delta within the wait. */
+  readonly confirmed: number;
+  /** Slowest acknowledgement in ms; null when none confirmed. */
+  readonly slowestMs: number | null;
+  /** Names of the data planes that confirmed (`local` for an in-process store). */
+  readonly confirmedBy: readonly string[];
+  /** In-flight executions the confirming data planes aborted. */
+  readonly abortedExecutions: number;
+  /** False when the control plane did not answer in time: only the receiver is known. */
+  readonly controlPlaneReached: boolean;
+}
+
+export interface AgentKillPropagatedEvent {
+  readonly type: typeof EVENT_TYPES.AGENT_KILL_PROPAGATED;
+  readonly tenantId: TenantId;
+  readonly kill: KillReference;
+  readonly propagation: KillPropagation;
+}
+
+export interface AgentChangedEvent {
+  readonly type: typeof EVENT_TYPES.AGENT_CHANGED;
+  readonly tenantId: TenantId;
+  readonly agent: { readonly id: AgentId; readonly change: 'spawned' | 'killed' };
+}
+
+export type GatewayEvent =
+  | AuditAppendedEvent
+  | ApprovalEvent
+  | AgentKillCommittedEvent
+  | AgentKillPropagatedEvent
+  | AgentChangedEvent;
 
 export interface EventBus {
   /** Delivers to every matching subscriber of this process and, by its transport, of the others. */

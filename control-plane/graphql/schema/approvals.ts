@@ -272,12 +272,13 @@ builder.subscriptionField('approvalQueue', (t) =>
             (status === null || event.approval.status === status),
         ),
         (event): ApprovalEventShape | undefined =>
-          event.type === EVENT_TYPES.AUDIT_APPENDED
-            ? undefined
-            : {
+          event.type === EVENT_TYPES.APPROVAL_CREATED ||
+          event.type === EVENT_TYPES.APPROVAL_RESOLVED
+            ? {
                 kind: event.type === EVENT_TYPES.APPROVAL_CREATED ? 'created' : 'resolved',
                 approvalId: event.approval.id,
-              },
+              }
+            : undefined,
       );
     },
     resolve: (event) => event,
