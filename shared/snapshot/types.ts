@@ -12,6 +12,12 @@ export interface ConfigSnapshot {
   readonly tenants: readonly TenantConfig[];
   /** Public halves of the data planes' access-token signing keys (the JWKS), not retired. */
   readonly tokenSigningKeys: readonly TokenSigningKeyConfig[];
+  /**
+   * The highest AgentKill.seq committed before the build read the agents: every kill up to it is
+   * in `agents` (status killed). A data plane resumes kill deltas after it. Absent in a snapshot
+   * persisted before the kill switch: 0.
+   */
+  readonly killsThrough?: number;
 }
 
 export interface TokenSigningKeyConfig {
