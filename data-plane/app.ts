@@ -1,6 +1,7 @@
 // Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
 // every data-plane route — inspect, the approval long-poll, public compliance validation, AgentIAM
-// (DID resolution, contexts, status lists, delegation verify), the OAuth authorization server. The
+// (DID resolution, contexts, status lists, delegation verify), the OAuth authorization server, the
+// kill switch. The
 // composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
 // a database or a port.
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +11,7 @@ import type { AuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
 import { IdentityVerifier, type IdentityVerifierOptions } from './agentiam/identity-verifier.js';
 import type { ExecutionRegistry } from './executions.js';
+import type { KillSwitch } from './kill/kill-switch.js';
 import type { ListedToolsRecorder } from './listed-tools.js';
 import type { KeyUseListener } from './plugins/auth.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
@@ -18,6 +20,7 @@ import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
 import type { AccessTokenMinter } from './routes/inspect/dependencies.js';
 import { inspectRoutes } from './routes/inspect/index.js';
+import { killRoutes } from './routes/kill/index.js';
 import { type OAuthRoutesDependencies, oauthRoutes } from './routes/oauth/index.js';
 import { buildServer, type ServerOptions } from './server.js';
 import type { SnapshotStore } from './store/snapshot-store.js';
@@ -47,6 +50,8 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly publicUrl: PublicUrl;
   /** AgentIAM verification: proof cache size, jti store capacity (production defaults). */
   readonly agentIam?: Omit<IdentityVerifierOptions, 'metrics'> | undefined;
+  /** The kill switch's receiver (POST /api/v2/infrastructure/agents/{key}/kill). */
+  readonly killSwitch: Pick<KillSwitch, 'kill'>;
   /** The OAuth authorization server's own parts (signer, recorder, limits). */
   readonly oauth?:
     | Omit<OAuthRoutesDependencies, 'store' | 'publicUrl' | 'db' | 'audit' | 'metrics'>
@@ -73,6 +78,11 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     db: deps.db,
     events: deps.events,
     maxWaitSeconds: deps.maxApprovalWaitSeconds,
+    onKeyUse: deps.onKeyUse,
+  });
+  await app.register(killRoutes, {
+    store: deps.store,
+    killSwitch: deps.killSwitch,
     onKeyUse: deps.onKeyUse,
   });
   return app;

@@ -1,5 +1,8 @@
-// In-flight forwards, by agent: each forward gets an AbortController, so revoking an agent can
-// abort everything it has running (spec §1.11) instead of letting it finish.
+// In-flight forwards, by agent: each forward gets an AbortController, so killing an agent aborts
+// everything it has running (spec §1.11) instead of letting it finish. A killed agent is
+// remembered for the life of the process (kills are final; an entry is a few bytes): a forward
+// that passed the killed check just before the kill landed, and begins only after it, starts
+// aborted instead of reaching the upstream.
 import type { AgentId } from '../shared/ids.js';
 
 export interface Execution {
@@ -9,9 +12,16 @@ export interface Execution {
 
 export class ExecutionRegistry {
   readonly #byAgent = new Map<AgentId, Set<AbortController>>();
+  /** Agents killed in this process, with the abort reason their later forwards get. */
+  readonly #killed = new Map<AgentId, string>();
 
   begin(agentId: AgentId): Execution {
     const controller = new AbortController();
+    const killed = this.#killed.get(agentId);
+    if (killed !== undefined) {
+      controller.abort(new Error(killed));
+      return { signal: controller.signal, end: () => {} };
+    }
     let running = this.#byAgent.get(agentId);
     if (!running) {
       running = new Set();
@@ -35,6 +45,20 @@ export class ExecutionRegistry {
     this.#byAgent.delete(agentId);
     for (const controller of running) controller.abort(new Error(reason));
     return running.size;
+  }
+
+  /**
+   * The kill switch: aborts the agent's in-flight forwards and makes every later one start
+   * aborted. Returns how many were running.
+   */
+  killAgent(agentId: AgentId, reason: string): number {
+    this.#killed.set(agentId, reason);
+    return this.abortAgent(agentId, reason);
+  }
+
+  /** Whether the agent was killed in this process. */
+  isKilled(agentId: AgentId): boolean {
+    return this.#killed.has(agentId);
   }
 
   inFlight(agentId: AgentId): number {

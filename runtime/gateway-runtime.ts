@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Caller } from '../control-plane/graphql/context.js';
+import { KillFanOut } from '../control-plane/kill/fan-out.js';
 import { controlPlanePlugin } from '../control-plane/plugin.js';
 import { KeyCustody } from '../control-plane/services/agentiam/custody.js';
 import { SnapshotPublisher } from '../control-plane/snapshot/publisher.js';
@@ -13,6 +14,8 @@ import { ToolRefresher } from '../control-plane/tools/refresher.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
+import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-kill.js';
+import { KillSwitch } from '../data-plane/kill/kill-switch.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
@@ -65,6 +68,17 @@ export interface GatewayRuntime {
   readonly tokenSigner: TokenSigner | undefined;
   /** Writes issued access tokens (IssuedToken rows) in batches; flushed by `stop()`. */
   readonly issuedTokens: IssuedTokenRecorder;
+  /** Applies kill deltas to this process's store, executions and upstream sessions. */
+  readonly killApplier: KillApplier;
+  /** The receiver's side of the kill switch (REST kill, GraphQL killAgent). */
+  readonly killSwitch: KillSwitch;
+  /**
+   * The control plane's fan-out of committed kills (roles `all` and `control-plane`): listening
+   * from build on; `start()` it once migrated to handle kills no fan-out propagated yet.
+   */
+  readonly killFanOut: KillFanOut | undefined;
+  /** This process's name: a kill's receivedBy and its confirmation (default `local`). */
+  readonly processName: string;
   /**
    * Upserts the signing key's public half into token_signing_keys (a no-op without a key): call
    * it after migrations and before the first snapshot is built, so the JWKS lists the key.
@@ -111,6 +125,11 @@ export interface GatewayRuntimeOptions {
   readonly tokenSigningKey?: TokenSigningKeyMaterial;
   /** Failed OAuth client authentications per client id and address (production defaults). */
   readonly oauthAuthFailureLimits?: AuthFailureLimits;
+  /** This process's name in kills (receivedBy, confirmedBy); default `local`. */
+  readonly processName?: string;
+  /** Kill switch waits (defaults: 2000 ms for the propagation, 250 ms for acknowledgements). */
+  readonly killPropagationWaitMs?: number;
+  readonly killAckWaitMs?: number;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -163,6 +182,33 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const keyUsage = new KeyUsageRecorder(db, { logger });
   const issuedTokens = new IssuedTokenRecorder(db, { logger });
   const revokedTokens = new RevokedTokens();
+  const processName = options.processName ?? 'local';
+  const killApplier = createKillApplier({ store, executions, upstream, logger });
+  const killSwitch = new KillSwitch({
+    db,
+    audit,
+    events,
+    applier: killApplier,
+    processName,
+    propagationWaitMs: options.killPropagationWaitMs,
+    logger,
+  });
+  // Started listening now, before anything serves, so no committed kill goes unnoticed; in role
+  // `all` the in-process store is the one data plane and confirms under this process's name.
+  const killFanOut =
+    role === 'data-plane'
+      ? undefined
+      : new KillFanOut({
+          db,
+          events,
+          custody: keyCustody,
+          publicUrl,
+          logger,
+          applyLocally: (delta) => killApplier.apply(delta),
+          ...(role === 'all' ? { localName: processName } : {}),
+          ackWaitMs: options.killAckWaitMs,
+        });
+  killFanOut?.listen();
   const tokenSigner =
     options.tokenSigningKey && role !== 'control-plane'
       ? await TokenSigner.create(options.tokenSigningKey, publicUrl)
@@ -186,6 +232,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           onKeyUse: (keyId) => keyUsage.record(keyId),
           listedTools,
           publicUrl,
+          killSwitch,
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
                 revoked: revokedTokens,
@@ -221,6 +268,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       publicUrl,
       keyCustody,
       authenticate: (authorization) => authenticateCaller(authorization, store),
+      killAgent: (input) => killSwitch.kill(input).then((outcome) => outcome.answer),
     });
   }
   return {
@@ -239,12 +287,17 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     keyCustody,
     tokenSigner,
     issuedTokens,
+    killApplier,
+    killSwitch,
+    killFanOut,
+    processName,
     async registerTokenSigningKey() {
       if (options.tokenSigningKey && role !== 'control-plane') {
         await registerTokenSigningKey(db, options.tokenSigningKey);
       }
     },
     async stop() {
+      await killFanOut?.stop();
       publisher.stop();
       await toolRefresher.stop();
       await listedTools.idle();

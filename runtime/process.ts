@@ -30,6 +30,8 @@ export interface RunningProcess {
 /** What differs between the server processes; everything else is the skeleton's. */
 export interface ProcessPlan {
   readonly role: GatewayRole;
+  /** This process's name in kills (receivedBy, confirmedBy); default `local`. */
+  readonly processName?: string | undefined;
   /** What /readyz says until the process is ready. */
   readonly initialReadiness: string;
   /** After the runtime is built, before listening (e.g. load the persisted snapshot). */
@@ -81,6 +83,7 @@ export async function startProcess(
         toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
         accessLog: config.accessLog,
         role: plan.role,
+        ...(plan.processName ? { processName: plan.processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),
         ...(tokenSigningKey ? { tokenSigningKey } : {}),
       });
@@ -94,6 +97,8 @@ export async function startProcess(
     await db.advertise({ command: plan.role === 'all' ? 'start' : plan.role, url });
     logger.info({ url }, 'listening');
     await plan.start({ runtime, db, url, readiness });
+    // Migrated by now: the fan-out (listening since build) handles kills no fan-out propagated.
+    await runtime.killFanOut?.start();
     const started = runtime;
     let closing: Promise<void> | undefined;
     return {

@@ -5,6 +5,7 @@
 
 import type { EventBus } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import type { KillAnswer, KillTarget } from '../../storage/agent-kills.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
@@ -29,7 +30,20 @@ export interface GraphQLDependencies {
   readonly keyCustody: KeyCustody;
   /** The gateway's public base URL: the base of status-list URLs in issued credentials. */
   readonly publicUrl: PublicUrl;
+  /**
+   * The kill switch (killAgent): the receiver of the data plane's code, injected by the
+   * composition like `authenticate`. Always given by runtime/gateway-runtime.ts.
+   */
+  readonly killAgent?: KillAgent | undefined;
 }
+
+/** Kills an agent of the tenant and answers as the REST kill does (docs/kill-switch.md). */
+export type KillAgent = (input: {
+  readonly tenantId: string;
+  readonly target: KillTarget;
+  readonly reason: string;
+  readonly actor: string;
+}) => Promise<KillAnswer>;
 
 export interface Caller {
   readonly tenantId: string;

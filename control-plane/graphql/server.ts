@@ -66,7 +66,8 @@ export async function graphqlPlugin(
   app: FastifyInstance,
   options: GraphQLPluginOptions,
 ): Promise<void> {
-  const { db, audit, authenticate, publisher, tools, events, keyCustody, publicUrl } = options;
+  const { db, audit, authenticate, publisher, tools, events, keyCustody, publicUrl, killAgent } =
+    options;
   const introspection = options.introspection ?? readIntrospectionSwitch();
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
@@ -98,6 +99,7 @@ export async function graphqlPlugin(
       events,
       keyCustody,
       publicUrl,
+      killAgent,
       caller:
         caller ?? callers.get(req as FastifyRequest) ?? authenticate(req.headers.authorization),
     }),

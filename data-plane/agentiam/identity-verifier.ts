@@ -19,6 +19,13 @@ export interface IdentityVerifierOptions {
   readonly proofCacheSize?: number | undefined;
   /** Agent-Proof jtis remembered at once (default 500 000). */
   readonly replayCapacity?: number | undefined;
+  /**
+   * Told of every chain verified, after the verdict (delegation-links.ts records the links):
+   * synchronous and never throwing, so it cannot slow or fail a verification.
+   */
+  readonly onChainVerified?:
+    | ((tenantId: string, chain: readonly unknown[], result: ChainResult) => void)
+    | undefined;
 }
 
 export interface ChainInput {
@@ -38,6 +45,7 @@ export class IdentityVerifier {
   readonly replays: ReplayGuard;
   readonly #dependencies = new WeakMap<CompiledSnapshot, Map<string, ChainDependencies>>();
   readonly #counters: Record<VerificationSource, Record<'valid' | 'invalid', Counter>>;
+  readonly #onChainVerified: IdentityVerifierOptions['onChainVerified'];
 
   constructor(options: IdentityVerifierOptions) {
     this.proofs = new ProofVerifier({
@@ -45,6 +53,7 @@ export class IdentityVerifier {
       cacheSize: options.proofCacheSize,
     });
     this.replays = new ReplayGuard({ capacity: options.replayCapacity });
+    this.#onChainVerified = options.onChainVerified;
     const counter = (source: string, result: string) =>
       options.metrics.chainVerifications.labels({ source, result });
     this.#counters = {
@@ -73,6 +82,7 @@ export class IdentityVerifier {
       this.#dependenciesOf(snapshot, tenant),
     );
     this.#counters[source][result.valid ? 'valid' : 'invalid'].inc();
+    this.#onChainVerified?.(tenant.id, input.chain, result);
     return result;
   }
 
@@ -97,14 +107,17 @@ function chainDependencies(
   tenant: CompiledTenant,
 ): ChainDependencies {
   const { did, statusLists } = tenant.identity;
+  const { kills } = snapshot;
   return {
     verifyProof: (vc) => proofs.verify(snapshot, vc),
     trustedIssuer: (issuer) => issuer === did,
     // Only the tenant's own lists count: a list of another tenant, or one this snapshot does not
-    // carry, is unknown (null), which the rules treat as revoked.
+    // carry, is unknown (null), which the rules treat as revoked. A list re-signed by a kill
+    // since the snapshot (the store's kill overlay) counts over the snapshot's older version.
     isRevoked: ({ statusListCredential, statusListIndex }) => {
-      const list = statusLists.get(statusListCredential);
-      if (list === undefined) return null;
+      const own = statusLists.get(statusListCredential);
+      if (own === undefined) return null;
+      const list = kills.statusListByUrl(statusListCredential, own) ?? own;
       if (
         !Number.isSafeInteger(statusListIndex) ||
         statusListIndex < 0 ||

@@ -71,7 +71,8 @@ export function didDocumentAt(
   return keys.length === 0 ? null : tenantDidDocument(identity.tenantId, keys);
 }
 
-function compileStatusList(
+/** One signed status list decoded; `previous` lends it when unchanged. Null when undecodable. */
+export function compileStatusList(
   list: TenantConfig['identity']['statusLists'][number],
   previous: CompiledIdentity | undefined,
 ): CompiledStatusList | null {

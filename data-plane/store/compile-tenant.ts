@@ -29,6 +29,7 @@ import type {
   CompiledServer,
   CompiledTenant,
 } from './compiled-types.js';
+import { KillOverlay } from './kill-overlay.js';
 import { compileAllowList, compileNameMatcher } from './name-matcher.js';
 
 // The bundled policies are part of the engine, not of a snapshot: compiled once per process.
@@ -43,6 +44,7 @@ const bundledByUri: ReadonlyMap<string, CompiledPolicy> = new Map(
 export function compileTenant(
   config: TenantConfig,
   previous: CompiledTenant | undefined,
+  kills: KillOverlay = new KillOverlay(),
 ): CompiledTenant {
   const policiesByUri = new Map(bundledByUri);
   const policiesByContent = new Map<string, CompiledPolicy>();
@@ -57,7 +59,9 @@ export function compileTenant(
   const pinnedPolicies = config.gatewayPolicy.pinnedPolicies.map(
     (uri) => policiesByUri.get(uri) ?? buildFailClosedPolicy(uri, 'not published'),
   );
-  const agents = new Map(config.agents.map((agent) => [agent.id, compileAgent(config.id, agent)]));
+  const agents = new Map(
+    config.agents.map((agent) => [agent.id, compileAgent(config.id, agent, kills)]),
+  );
   return {
     source: config,
     id: config.id,
@@ -132,13 +136,18 @@ function compileServer(tenant: TenantConfig, server: McpServerConfig): CompiledS
   };
 }
 
-function compileAgent(tenantId: TenantId, agent: AgentConfig): CompiledAgent {
+function compileAgent(tenantId: TenantId, agent: AgentConfig, kills: KillOverlay): CompiledAgent {
+  const killedInConfig = agent.status !== 'active';
+  const id = agent.id;
   return {
-    id: agent.id,
+    id,
     tenantId,
     name: agent.name,
     role: agent.role,
-    killed: agent.status !== 'active',
+    // The snapshot's status, or a kill delta that reached the store since (kill-overlay.ts).
+    get killed() {
+      return killedInConfig || kills.isKilled(id);
+    },
     isToolAllowed: compileAllowList(agent.allowedTools),
     publicKey: agent.publicKey,
     nplAgent: Object.freeze({ id: agent.id, name: agent.name, role: agent.role }),

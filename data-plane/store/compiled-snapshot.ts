@@ -25,6 +25,7 @@ import type {
   CompiledTenant,
   TenantRejection,
 } from './compiled-types.js';
+import { KillOverlay } from './kill-overlay.js';
 
 export type * from './compiled-types.js';
 
@@ -35,6 +36,7 @@ export type * from './compiled-types.js';
 export function compileSnapshot(
   snapshot: ConfigSnapshot,
   previous?: CompiledSnapshot,
+  kills: KillOverlay = previous?.kills ?? new KillOverlay(),
 ): CompiledSnapshot {
   const rejecting = checkSnapshotConsistency(snapshot).filter((problem) => problem.rejectsTenant);
   const reasonsOf = groupProblemsByTenant(rejecting);
@@ -51,7 +53,7 @@ export function compileSnapshot(
     let reasons = reasonsOf.get(config.id)?.map((problem) => problem.message);
     if (reasons === undefined) {
       try {
-        const tenant = compileTenant(config, prior);
+        const tenant = compileTenant(config, prior, kills);
         advancedKeys.push(...compileApiKeys(config, tenant));
         tenants.set(tenant.id, tenant);
         continue;
@@ -82,6 +84,7 @@ export function compileSnapshot(
           builtAt: snapshot.builtAt,
           tenants: [...tenants.values()].map((tenant) => tenant.source),
           tokenSigningKeys: snapshot.tokenSigningKeys,
+          ...(snapshot.killsThrough === undefined ? {} : { killsThrough: snapshot.killsThrough }),
         };
   return Object.freeze({
     version: snapshot.version,
@@ -91,6 +94,7 @@ export function compileSnapshot(
     statusListsById,
     rejectedTenants,
     served,
+    kills,
   });
 }
 

@@ -13,6 +13,7 @@ import type {
   ToolAnnotations,
 } from '../../shared/snapshot/index.js';
 import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
+import type { KillOverlay } from './kill-overlay.js';
 import type { NameMatcher } from './name-matcher.js';
 
 export interface CompiledSnapshot {
@@ -30,6 +31,12 @@ export interface CompiledSnapshot {
    * none). What a data plane persists, so a restart serves exactly what it served before.
    */
   readonly served: ConfigSnapshot;
+  /**
+   * The store's kill deltas not yet in a snapshot (shared by every snapshot of one store): status
+   * lists are looked up through it (`kills.statusListByUrl`, `kills.statusListById`), and
+   * `CompiledAgent.killed` consults it.
+   */
+  readonly kills: KillOverlay;
 }
 
 export interface TenantRejection {
@@ -153,6 +160,10 @@ export interface CompiledAgent {
   readonly tenantId: TenantId;
   readonly name: string;
   readonly role: string;
+  /**
+   * The snapshot says killed, or a kill delta reached the store since it was compiled
+   * (kill-overlay.ts): once true, never false again.
+   */
   readonly killed: boolean;
   /** The agent's allowed tools (exact names or `*` globs); an empty list allows none. */
   readonly isToolAllowed: NameMatcher;

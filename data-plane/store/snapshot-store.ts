@@ -5,12 +5,22 @@
 // (the NACK of the Envoy model). Inside a newer snapshot, tenants are rejected one by one: a
 // rejected tenant keeps its last good state while the others advance, and the result names the
 // rejected tenants and why, for the caller to log and count.
+//
+// Kill deltas (`applyKill`) do not make a new snapshot: they go into the store's kill overlay
+// (kill-overlay.ts), which every compiled snapshot of this store consults, and which survives
+// later full snapshots until they include the kill. So a snapshot built before a kill, applied
+// after it, never un-kills the agent.
+import { tenantDid } from '../../shared/agentiam/dids.js';
+import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import { compileStatusList } from './compile-identity.js';
 import {
   type CompiledSnapshot,
+  type CompiledStatusList,
   compileSnapshot,
   type TenantRejection,
 } from './compiled-snapshot.js';
+import { KillOverlay } from './kill-overlay.js';
 
 export type SnapshotApplyResult =
   | {
@@ -27,9 +37,41 @@ export type SnapshotApplyResult =
 export class SnapshotStore {
   #current: CompiledSnapshot | undefined;
   readonly #listeners = new Set<(snapshot: CompiledSnapshot) => void>();
+  readonly #kills = new KillOverlay();
 
   get current(): CompiledSnapshot | undefined {
     return this.#current;
+  }
+
+  /** The kill deltas this store holds beyond its snapshot (shared by all its snapshots). */
+  get kills(): KillOverlay {
+    return this.#kills;
+  }
+
+  /**
+   * Applies a kill delta at once: the agent reads killed in every snapshot of this store, and
+   * each of the delta's status lists newer than the one served replaces it. True when anything
+   * changed; a repeated delta, or one the snapshot already shows, answers false.
+   */
+  applyKill(delta: AgentKillDelta): boolean {
+    const lists: CompiledStatusList[] = [];
+    for (const list of delta.statusLists) {
+      // The tenant's own lists only: a delta cannot replace another tenant's list.
+      if (!belongsToTenant(list.credential, delta.tenantId)) continue;
+      const compiled = compileStatusList(list, undefined);
+      if (compiled) lists.push(compiled);
+    }
+    const current = this.#current;
+    const tenant = current?.tenants.get(delta.tenantId);
+    return this.#kills.mark(delta.agentId, delta.seq, lists, {
+      isKilled: (agentId) => tenant?.agents.get(agentId)?.killed ?? false,
+      list: (url) => tenant?.identity.statusLists.get(url),
+    });
+  }
+
+  /** A status list by StatusList id, as served: the snapshot's, or a newer one from a kill. */
+  statusListById(id: string): CompiledStatusList | undefined {
+    return this.#kills.statusListById(id, this.#current?.statusListsById.get(id));
   }
 
   apply(config: ConfigSnapshot): SnapshotApplyResult {
@@ -40,10 +82,15 @@ export class SnapshotStore {
     const started = performance.now();
     let compiled: CompiledSnapshot;
     try {
-      compiled = compileSnapshot(config, previous);
+      compiled = compileSnapshot(config, previous, this.#kills);
     } catch (error) {
       return { applied: false, version: config.version, reason: (error as Error).message };
     }
+    const listsByUrl = new Map<string, CompiledStatusList>();
+    for (const tenant of compiled.tenants.values()) {
+      for (const [url, list] of tenant.identity.statusLists) listsByUrl.set(url, list);
+    }
+    this.#kills.settle(compiled.served, (url) => listsByUrl.get(url));
     this.#current = compiled;
     for (const listener of this.#listeners) listener(compiled);
     return {
@@ -59,4 +106,11 @@ export class SnapshotStore {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
+}
+
+/** Whether a signed status-list credential is issued by the tenant's CA (did:svc:<tenantId>). */
+function belongsToTenant(credential: Readonly<Record<string, unknown>>, tenantId: string): boolean {
+  const issuer = credential.issuer;
+  const id = typeof issuer === 'string' ? issuer : (issuer as { id?: unknown } | undefined)?.id;
+  return id === tenantDid(tenantId);
 }

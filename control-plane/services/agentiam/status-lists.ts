@@ -4,7 +4,8 @@
 // BitstringStatusListCredential of the current version: the data planes serve it as it is (from
 // the snapshot) at `<publicUrl>/api/v1/agentiam/status-lists/<id>`. Setting a bit makes a new
 // version: the bitstring changes, the credential is signed again, and the tenant's
-// configVersion is bumped so the publisher pushes it. StatusList.bitstring holds the GZIP bytes
+// configVersion is bumped so the publisher pushes it — except for the kill switch's bits
+// (`setRevocationBits`), which travel as a kill delta instead of a rebuilt snapshot. StatusList.bitstring holds the GZIP bytes
 // of the bitstring (the encodedList without its `u` and base64url). Every function taking a
 // transaction expects the caller to hold the tenant lock (signing-keys.ts).
 import { randomUUID } from 'node:crypto';
@@ -21,6 +22,7 @@ import {
   setBit,
 } from '../../../shared/agentiam/status-list.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
+import type { StatusListConfig } from '../../../shared/snapshot/index.js';
 import { bumpConfigVersion } from '../../../storage/config-version.js';
 import type { CaSigner, Transaction } from './signing-keys.js';
 
@@ -111,6 +113,56 @@ export async function setRevocationBit(
   return true;
 }
 
+/**
+ * The kill switch's revocation (control-plane/kill/fan-out.ts): sets the bits of several entries
+ * and signs each touched list once, WITHOUT bumping configVersion — the lists reach the data
+ * planes in the kill delta, and a full snapshot carries them whenever one is next built. Returns
+ * each list whose bits changed, as its new signed version.
+ */
+export async function setRevocationBits(
+  tx: Transaction,
+  signer: CaSigner,
+  publicUrl: PublicUrl,
+  entries: readonly { readonly statusListId: string; readonly statusListIndex: number }[],
+  now: Date,
+): Promise<StatusListConfig[]> {
+  const byList = new Map<string, number[]>();
+  for (const entry of entries) {
+    const indexes = byList.get(entry.statusListId);
+    if (indexes) indexes.push(entry.statusListIndex);
+    else byList.set(entry.statusListId, [entry.statusListIndex]);
+  }
+  const touched: StatusListConfig[] = [];
+  for (const [statusListId, indexes] of [...byList].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const list = await tx.statusList.findFirst({
+      where: { id: statusListId, tenantId: signer.tenantId },
+      select: { id: true, bitstring: true, version: true },
+    });
+    if (!list) continue;
+    const bits = decodeStatusList(encodedListOf(list.bitstring));
+    let changed = false;
+    for (const index of indexes) {
+      if (isBitSet(bits, index)) continue;
+      setBit(bits, index);
+      changed = true;
+    }
+    if (!changed) continue;
+    const credential = await storeVersion(
+      tx,
+      signer,
+      publicUrl,
+      list,
+      encodeStatusList(bits),
+      now,
+      {
+        bumpConfigVersion: false,
+      },
+    );
+    touched.push({ id: list.id, version: list.version + 1, credential });
+  }
+  return touched;
+}
+
 /** Signs every list of the tenant again (after a rotation): a new version each, same bits. */
 export async function resignStatusLists(
   tx: Transaction,
@@ -129,6 +181,7 @@ export async function resignStatusLists(
   return lists.length;
 }
 
+/** Stores and signs the next version of a list; returns the signed credential. */
 async function storeVersion(
   tx: Transaction,
   signer: CaSigner,
@@ -136,7 +189,8 @@ async function storeVersion(
   list: { id: string; version: number },
   encodedList: string,
   now: Date,
-): Promise<void> {
+  options: { readonly bumpConfigVersion: boolean } = { bumpConfigVersion: true },
+): Promise<Record<string, unknown>> {
   const credential = await signStatusList(
     signer,
     statusListUrl(publicUrl, list.id),
@@ -151,7 +205,8 @@ async function storeVersion(
       credential: credential as Prisma.InputJsonObject,
     },
   });
-  await bumpConfigVersion(tx, signer.tenantId);
+  if (options.bumpConfigVersion) await bumpConfigVersion(tx, signer.tenantId);
+  return credential;
 }
 
 function signStatusList(

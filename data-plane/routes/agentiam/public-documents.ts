@@ -1,7 +1,7 @@
 // The public documents a third-party verifier needs besides DIDs: the JSON-LD contexts our
 // credentials name (GET /contexts/{file}, the committed files of schema/contexts/, identical on
 // every process and version: cached for a day) and the tenants' signed revocation status lists
-// (GET /api/v1/agentiam/status-lists/{id}, from the snapshot; `no-cache` so verifiers revalidate
+// (GET /api/v1/agentiam/status-lists/{id}, from the snapshot or a newer kill delta; `no-cache` so verifiers revalidate
 // with If-None-Match on every check and see a revocation at once, and the ETag changes with the
 // list's version). Unknown names are the registry's 404 NOT_FOUND.
 import { createHash } from 'node:crypto';
@@ -45,7 +45,8 @@ export function serveStatusList(
   reply: FastifyReply,
 ): FastifyReply {
   const id = (request.params as { id: string }).id;
-  const list = store.current?.statusListsById.get(id);
+  // A list re-signed by a kill is served at once, before the snapshot carrying it.
+  const list = store.statusListById(id);
   if (list === undefined) {
     return sendError(reply, gatewayError('NOT_FOUND', { resource: `status list ${id}` }));
   }

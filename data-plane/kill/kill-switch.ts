@@ -1,0 +1,245 @@
+// The receiver's side of the kill switch (DESIGN.md §7; the contract's steps 1, 2, 4, 5): whichever
+// process takes a kill — a data plane's REST route, the control plane's GraphQL killAgent through
+// injection — commits it (storage/agent-kills.ts), applies it locally at once, tells the bus, waits
+// a bounded time for the control plane's fan-out to report the propagation, audits agent.killed
+// once (durable before the answer), stores the answer and tells consoles.
+//
+// Idempotency: a completed kill answers its stored answer and changes nothing. A kill committed
+// but never completed (its receiver died, or is still waiting elsewhere) is completed by the next
+// request: after waiting for the other receiver's AGENT_CHANGED a bounded time, so a double click
+// does not audit twice. In this process, a second request for a kill under way awaits the first.
+import type { Logger } from 'pino';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import {
+  EVENT_TYPES,
+  type EventBus,
+  type GatewayEvent,
+  type KillPropagation,
+} from '../../shared/events/index.js';
+import { asAgentId, asApprovalId, asTenantId } from '../../shared/ids.js';
+import {
+  type CommitKillOutcome,
+  commitKill,
+  completeKill,
+  findKillBySeq,
+  type KillAnswer,
+  type KillRecord,
+  type KillTarget,
+} from '../../storage/agent-kills.js';
+import type { AuditWriter } from '../../storage/audit-writer.js';
+import type { Database } from '../../storage/database.js';
+import type { KillApplier } from './apply-kill.js';
+
+/** Default bounded wait for the control plane's AGENT_KILL_PROPAGATED. */
+export const DEFAULT_PROPAGATION_WAIT_MS = 2000;
+
+export interface KillRequest {
+  readonly tenantId: string;
+  readonly target: KillTarget;
+  readonly reason: string;
+  /** `api_key:<id>`. */
+  readonly actor: string;
+}
+
+export interface KillOutcome {
+  /** False when the agent was killed before: the answer is the original kill's. */
+  readonly created: boolean;
+  readonly answer: KillAnswer;
+}
+
+export interface KillSwitchOptions {
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
+  readonly events: Pick<EventBus, 'publish' | 'publishMany' | 'subscribe'>;
+  readonly applier: KillApplier;
+  /** This process's name: `receivedBy`, and the confirmation when the control plane is away. */
+  readonly processName: string;
+  /** Bounded wait for the fan-out's propagation (default 2000 ms). */
+  readonly propagationWaitMs?: number;
+  readonly logger: Logger;
+}
+
+export class KillSwitch {
+  readonly #options: KillSwitchOptions;
+  readonly #waitMs: number;
+  /** Kills being completed by this process, by agent id. */
+  readonly #underWay = new Map<string, Promise<KillOutcome>>();
+
+  constructor(options: KillSwitchOptions) {
+    this.#options = options;
+    this.#waitMs = options.propagationWaitMs ?? DEFAULT_PROPAGATION_WAIT_MS;
+  }
+
+  /** Kills the agent; AGENT_NOT_FOUND (by public key) or NOT_FOUND (by id) outside the tenant. */
+  async kill(request: KillRequest): Promise<KillOutcome> {
+    const committed = await commitKill(this.#options.db, {
+      tenantId: request.tenantId,
+      target: request.target,
+      reason: request.reason,
+      killedBy: request.actor,
+      receivedBy: this.#options.processName,
+    });
+    if (committed === undefined) throw notFound(request.target);
+    const { kill } = committed;
+    if (kill.answer !== null) return { created: false, answer: kill.answer };
+    const underWay = this.#underWay.get(kill.agentId);
+    if (underWay) return { created: false, answer: (await underWay).answer };
+    const completion = this.#complete(committed, request.actor);
+    this.#underWay.set(kill.agentId, completion);
+    try {
+      return await completion;
+    } finally {
+      this.#underWay.delete(kill.agentId);
+    }
+  }
+
+  async #complete(committed: CommitKillOutcome, actor: string): Promise<KillOutcome> {
+    const { db, events, applier } = this.#options;
+    let { kill } = committed;
+    if (!committed.created) {
+      // Another receiver may be completing it: give it the time a kill takes, then take over.
+      const completed = await this.#awaitOtherReceiver(kill);
+      if (completed) return { created: false, answer: completed };
+    }
+    const tenantId = asTenantId(kill.tenantId);
+    const agentId = asAgentId(kill.agentId);
+    const reference = { id: kill.id, seq: kill.seq, agentId };
+    // Subscribed before the commit is announced: the propagation cannot slip past.
+    const propagated =
+      kill.propagation === null ? this.#awaitPropagation(kill.id) : Promise.resolve(null);
+    const { aborted: abortedHere } = applier.apply({
+      seq: kill.seq,
+      killId: kill.id,
+      tenantId: kill.tenantId,
+      agentId: kill.agentId,
+      publicKey: kill.publicKey,
+      killedAt: kill.killedAt.toISOString(),
+      statusLists: [],
+    });
+    if (committed.created) {
+      events.publishMany(
+        committed.rejectedApprovalIds.map(
+          (id): GatewayEvent => ({
+            type: EVENT_TYPES.APPROVAL_RESOLVED,
+            tenantId,
+            approval: { id: asApprovalId(id), agentId, status: 'rejected' },
+          }),
+        ),
+      );
+    }
+    if (kill.propagation === null) {
+      events.publish({ type: EVENT_TYPES.AGENT_KILL_COMMITTED, tenantId, kill: reference });
+    }
+    const propagation = kill.propagation ?? (await propagated) ?? this.#receiverOnly();
+    kill = (await findKillBySeq(db, kill.seq)) ?? kill;
+    const abortedExecutions = abortedHere + propagation.abortedExecutions;
+    const answerPropagation = {
+      dataPlanes: propagation.dataPlanes,
+      confirmed: propagation.confirmed,
+      slowestMs: propagation.slowestMs,
+      confirmedBy: propagation.confirmedBy,
+      controlPlaneReached: propagation.controlPlaneReached,
+    };
+    const entry = await this.#options.audit.append({
+      tenantId,
+      action: AUDIT_ACTIONS.AGENT_KILLED,
+      resourceType: 'agent',
+      resourceId: kill.agentId,
+      metadata: {
+        actorType: 'operator',
+        actor,
+        killId: kill.id,
+        publicKey: kill.publicKey,
+        reason: kill.reason,
+        receivedBy: kill.receivedBy,
+        revoked: { ...kill.revoked },
+        rejectedApprovals: kill.rejectedApprovals,
+        abortedExecutions,
+        propagation: { ...answerPropagation, confirmedBy: [...propagation.confirmedBy] },
+      },
+    });
+    const answer = await completeKill(db, kill.seq, {
+      agentId: kill.agentId,
+      publicKey: kill.publicKey,
+      killId: kill.id,
+      killedAt: kill.killedAt.toISOString(),
+      reason: kill.reason,
+      revoked: kill.revoked,
+      rejectedApprovals: kill.rejectedApprovals,
+      abortedExecutions,
+      auditId: entry.id,
+      propagation: answerPropagation,
+    });
+    events.publish({
+      type: EVENT_TYPES.AGENT_CHANGED,
+      tenantId,
+      agent: { id: agentId, change: 'killed' },
+    });
+    return { created: committed.created, answer };
+  }
+
+  /** The fan-out's propagation of this kill, or null after the bounded wait. */
+  #awaitPropagation(killId: string): Promise<KillPropagation | null> {
+    const subscription = this.#options.events.subscribe(
+      (event) => event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === killId,
+    );
+    return firstWithin(subscription, this.#waitMs).then((event) =>
+      event?.type === EVENT_TYPES.AGENT_KILL_PROPAGATED ? event.propagation : null,
+    );
+  }
+
+  /** Waits for another receiver's AGENT_CHANGED of this agent; its stored answer, or null. */
+  async #awaitOtherReceiver(kill: KillRecord): Promise<KillAnswer | null> {
+    const subscription = this.#options.events.subscribe(
+      (event) =>
+        event.type === EVENT_TYPES.AGENT_CHANGED &&
+        event.agent.id === kill.agentId &&
+        event.agent.change === 'killed',
+    );
+    // Re-read after subscribing: it may have completed in between.
+    const now = await findKillBySeq(this.#options.db, kill.seq);
+    if (now?.answer) {
+      await subscription.return?.();
+      return now.answer;
+    }
+    await firstWithin(subscription, this.#waitMs + 1000);
+    return (await findKillBySeq(this.#options.db, kill.seq))?.answer ?? null;
+  }
+
+  /** What the receiver knows when the control plane did not answer in time: itself. */
+  #receiverOnly(): KillPropagation {
+    return {
+      dataPlanes: 1,
+      confirmed: 1,
+      slowestMs: 0,
+      confirmedBy: [this.#options.processName],
+      abortedExecutions: 0,
+      controlPlaneReached: false,
+    };
+  }
+}
+
+/** The first event of the subscription within `ms`, or undefined; the subscription is ended. */
+async function firstWithin(
+  subscription: AsyncIterableIterator<GatewayEvent>,
+  ms: number,
+): Promise<GatewayEvent | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  try {
+    const result = await Promise.race([subscription.next(), timeout]);
+    return result === undefined || result.done ? undefined : result.value;
+  } finally {
+    clearTimeout(timer);
+    await subscription.return?.();
+  }
+}
+
+function notFound(target: KillTarget) {
+  return 'publicKey' in target
+    ? gatewayError('AGENT_NOT_FOUND', { publicKey: target.publicKey })
+    : gatewayError('NOT_FOUND', { resource: `agent ${target.agentId} in this tenant` });
+}

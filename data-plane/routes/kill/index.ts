@@ -1,0 +1,193 @@
+// POST /api/v2/infrastructure/agents/{agentPublicKey}/kill {reason} — the kill switch (DESIGN.md
+// §7), served by every data plane (scope agents:kill). The path names the agent by its `z6Mk…`
+// Ed25519 public key within the caller's tenant: a key in another form is 400 REQUEST_INVALID, a
+// key no agent of the tenant has is 404 AGENT_NOT_FOUND (a lookup by path, unlike inspect's
+// AGENT_UNKNOWN decision). The body is exactly {reason}, 1–500 characters. The work is the
+// KillSwitch's (data-plane/kill/kill-switch.ts); killing a killed agent answers 200 with the
+// original kill. Every input is checked here before anything is written.
+//
+// Fastify's validator would strip unknown fields and coerce types (its defaults), so the schema
+// documents the contract (OpenAPI) and the handler checks the same rules strictly.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { gatewayError } from '../../../shared/errors/index.js';
+import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
+import { SCOPES } from '../../../shared/identity/scopes.js';
+import { isStorableText } from '../../../shared/text/storable-text.js';
+import type { KillAnswer } from '../../../storage/agent-kills.js';
+import type { KillSwitch } from '../../kill/kill-switch.js';
+import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
+import { errorBodySchema } from '../../plugins/errors.js';
+import type { SnapshotStore } from '../../store/snapshot-store.js';
+
+export const KILL_PATH = '/api/v2/infrastructure/agents/:agentPublicKey/kill';
+export const MAX_KILL_REASON_LENGTH = 500;
+/** Longer than any `z6Mk…` key (48 characters): refused before it is decoded. */
+const MAX_KEY_LENGTH = 128;
+
+export interface KillRoutesDependencies {
+  readonly store: SnapshotStore;
+  readonly killSwitch: Pick<KillSwitch, 'kill'>;
+  readonly onKeyUse?: KeyUseListener | undefined;
+}
+
+const countsSchema = {
+  type: 'object',
+  properties: {
+    credentials: { type: 'integer' },
+    delegations: { type: 'integer' },
+    oauthClients: { type: 'integer' },
+    tokens: { type: 'integer' },
+  },
+  required: ['credentials', 'delegations', 'oauthClients', 'tokens'],
+} as const;
+
+export const killAnswerSchema = {
+  type: 'object',
+  description: 'What the kill revoked, rejected and aborted, and where it was confirmed.',
+  properties: {
+    agentId: { type: 'string' },
+    publicKey: { type: 'string' },
+    killId: { type: 'string' },
+    killedAt: { type: 'string', format: 'date-time' },
+    reason: { type: 'string' },
+    revoked: countsSchema,
+    rejectedApprovals: { type: 'integer' },
+    abortedExecutions: { type: 'integer' },
+    auditId: { type: 'string' },
+    propagation: {
+      type: 'object',
+      properties: {
+        dataPlanes: { type: 'integer' },
+        confirmed: { type: 'integer' },
+        slowestMs: { type: ['number', 'null'] },
+        confirmedBy: { type: 'array', items: { type: 'string' } },
+        controlPlaneReached: { type: 'boolean' },
+      },
+      required: ['dataPlanes', 'confirmed', 'slowestMs', 'confirmedBy', 'controlPlaneReached'],
+    },
+  },
+  required: [
+    'agentId',
+    'publicKey',
+    'killId',
+    'killedAt',
+    'reason',
+    'revoked',
+    'rejectedApprovals',
+    'abortedExecutions',
+    'auditId',
+    'propagation',
+  ],
+} as const;
+
+export const killRoutes = fastifyPlugin(registerKillRoute, {
+  name: 'agent-gateway-kill',
+  dependencies: ['agent-gateway-errors', 'agent-gateway-auth'],
+  encapsulate: true,
+});
+
+const passThrough = () => true;
+
+async function registerKillRoute(app: FastifyInstance, deps: KillRoutesDependencies) {
+  app.post(
+    KILL_PATH,
+    {
+      onRequest: requireScope(deps.store, SCOPES.AGENTS_KILL, deps.onKeyUse),
+      schema: {
+        operationId: 'killAgent',
+        summary:
+          'Kill an agent everywhere: revoke its credentials, delegations, OAuth clients and ' +
+          'tokens, reject its pending approvals, abort its in-flight calls (idempotent).',
+        params: {
+          type: 'object',
+          properties: {
+            agentPublicKey: {
+              type: 'string',
+              pattern: '^z6Mk[1-9A-HJ-NP-Za-km-z]+$',
+              description: "The agent's Ed25519 public key, multibase base58btc (z6Mk…).",
+            },
+          },
+          required: ['agentPublicKey'],
+        },
+        body: {
+          type: 'object',
+          properties: {
+            reason: {
+              type: 'string',
+              minLength: 1,
+              maxLength: MAX_KILL_REASON_LENGTH,
+              description: 'Why the agent is killed; recorded on the kill and in the audit trail.',
+            },
+          },
+          required: ['reason'],
+          additionalProperties: false,
+        },
+        response: {
+          200: killAnswerSchema,
+          400: errorBodySchema,
+          401: errorBodySchema,
+          403: errorBodySchema,
+          404: errorBodySchema,
+        },
+      },
+      validatorCompiler: () => passThrough,
+    },
+    (request, reply) => killAgent(deps, request, reply),
+  );
+}
+
+async function killAgent(
+  deps: KillRoutesDependencies,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<KillAnswer> {
+  const { tenant, key } = request.auth!;
+  const publicKey = checkPublicKey((request.params as { agentPublicKey: string }).agentPublicKey);
+  const reason = checkBody(request.body);
+  const outcome = await deps.killSwitch.kill({
+    tenantId: tenant.id,
+    target: { publicKey },
+    reason,
+    actor: `api_key:${key.id}`,
+  });
+  reply.header('cache-control', 'no-store');
+  return outcome.answer;
+}
+
+function checkPublicKey(value: string): string {
+  if (value.length > MAX_KEY_LENGTH || !value.startsWith('z6Mk') || !isEd25519PublicKey(value)) {
+    throw invalid(
+      'agentPublicKey',
+      'must be an Ed25519 public key in the z6Mk… multibase form (as in did:key)',
+    );
+  }
+  return value;
+}
+
+function checkBody(body: unknown): string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('body', 'must be a JSON object {"reason": "…"}');
+  }
+  const extra = Object.keys(body).filter((field) => field !== 'reason');
+  if (extra.length > 0) throw invalid(extra[0] as string, 'is not a field of the kill body');
+  const reason = (body as { reason?: unknown }).reason;
+  if (reason === undefined) throw invalid('reason', 'is required');
+  if (typeof reason !== 'string') throw invalid('reason', 'must be a string');
+  if (reason.trim().length === 0) throw invalid('reason', 'must not be empty');
+  if (reason.length > MAX_KILL_REASON_LENGTH) {
+    throw invalid('reason', `must be at most ${MAX_KILL_REASON_LENGTH} characters`);
+  }
+  if (!isStorableText(reason)) {
+    throw invalid('reason', 'must not contain NUL characters or unpaired surrogates');
+  }
+  return reason;
+}
+
+function invalid(field: string, message: string) {
+  return gatewayError(
+    'REQUEST_INVALID',
+    { problem: `${field}: ${message}` },
+    { details: { issues: [{ field, message }] } },
+  );
+}
