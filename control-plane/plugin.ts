@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
+import { agentsSpawnRoutes } from './routes/agents-spawn.js';
 import { credentialsIssueRoutes } from './routes/credentials-issue.js';
 import { oauthRegisterRoutes } from './routes/oauth-register.js';
 import type { ConfigStreamHub } from './stream/hub.js';
@@ -22,6 +23,7 @@ export async function controlPlanePlugin(
   await app.register(graphqlPlugin, deps);
   await app.register(credentialsIssueRoutes, deps);
   await app.register(oauthRegisterRoutes, deps);
+  await app.register(agentsSpawnRoutes, deps);
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
   }

@@ -20,6 +20,25 @@ export function generateEd25519KeyMaterial(): Ed25519KeyMaterial {
   return keyMaterialFromSeed(randomBytes(SEED_BYTES));
 }
 
+/** An OKP private JWK (RFC 8037): `x` the public key, `d` the seed, both base64url. */
+export interface Ed25519PrivateJwk {
+  readonly kty: 'OKP';
+  readonly crv: 'Ed25519';
+  readonly x: string;
+  readonly d: string;
+}
+
+/** The key pair as an RFC 8037 private JWK, the form `agentiam keygen` writes and jose imports. */
+export function toPrivateJwk(material: Ed25519KeyMaterial): Ed25519PrivateJwk {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_PREFIX, material.secretKey]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string, d: jwk.d as string };
+}
+
 export function keyMaterialFromSeed(seed: Uint8Array): Ed25519KeyMaterial {
   if (seed.length !== SEED_BYTES) {
     throw gatewayError('SIGNING_KEY_UNAVAILABLE', {

@@ -8,6 +8,7 @@ import './gateway-policy.js';
 import './mcp-servers.js';
 import './npl-policies.js';
 import './agents.js';
+import './agent-spawn.js';
 import './agentiam.js';
 import './oauth-clients.js';
 import './issued-tokens.js';
