@@ -221,13 +221,11 @@ function encodeEvent(event: GatewayEvent, limit: number): string | null {
   return null;
 }
 
+/** Every event type crosses processes (the kill events too: a data plane tells the control plane). */
+const KNOWN_TYPES: ReadonlySet<unknown> = new Set(Object.values(EVENT_TYPES));
+
 function isGatewayEvent(value: unknown): value is GatewayEvent {
   if (value === null || typeof value !== 'object') return false;
   const event = value as { type?: unknown; tenantId?: unknown };
-  return (
-    typeof event.tenantId === 'string' &&
-    (event.type === EVENT_TYPES.AUDIT_APPENDED ||
-      event.type === EVENT_TYPES.APPROVAL_CREATED ||
-      event.type === EVENT_TYPES.APPROVAL_RESOLVED)
-  );
+  return typeof event.tenantId === 'string' && KNOWN_TYPES.has(event.type);
 }
