@@ -1,10 +1,20 @@
 // `agent-gateway data-plane`: the data-plane routes in a process of their own, the store fed by
 // the configuration stream client instead of the in-process publisher. Ready (/readyz 200) once a
 // snapshot serves: the persisted one at start, or the first one the control plane sends.
+//
+// Kills: the stream's kill deltas go to the runtime's kill applier. Before the process listens,
+// the kills committed after the persisted snapshot's killsThrough are read from PostgreSQL and
+// applied (the process may have been down when they were sent), and the kill guard is installed
+// in front of every route: while the stream is not live, a request waits for a fresh read of the
+// kill table (data-plane/remote/kill-guard.ts).
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { streamHeartbeatMs } from '../control-plane/stream/hub.js';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
+import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
+import type { Database } from '../storage/database.js';
+import { readKillDeltasAfter } from '../storage/kill-deltas.js';
 import type { GatewayConfig } from './config.js';
 import { applySnapshot } from './gateway-runtime.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';
@@ -18,6 +28,7 @@ export interface StartDataPlaneOptions {
 
 export interface RunningDataPlane extends RunningProcess {
   readonly client: ConfigStreamClient;
+  readonly killGuard: KillGuard;
 }
 
 export async function startDataPlane(
@@ -27,24 +38,53 @@ export async function startDataPlane(
   const { logger } = options;
   const snapshotFile = join(config.dataDir, SNAPSHOT_FILE);
   let client: ConfigStreamClient | undefined;
+  let killGuard: KillGuard | undefined;
+  // The database is the skeleton's; it reaches this plan when the process listens. A request
+  // guarded before then waits for it.
+  let haveDatabase!: (db: Database) => void;
+  const database = new Promise<Database>((resolve) => {
+    haveDatabase = resolve;
+  });
   const running = await startProcess(config, logger, {
     role: 'data-plane',
+    processName: options.name,
     initialReadiness: 'waiting for the first configuration snapshot',
     async prepare(runtime) {
-      const { store, metrics } = runtime;
-      client = new ConfigStreamClient({
+      const { store, metrics, killApplier } = runtime;
+      const stream = new ConfigStreamClient({
         controlPlaneUrl: options.controlPlaneUrl,
         credential: options.credential,
         name: options.name,
         snapshotFile,
         logger,
+        heartbeatMs: streamHeartbeatMs(),
         apply: (snapshot) => applySnapshot(store, snapshot, metrics, logger),
+        applyKill: (delta) => killApplier.apply(delta),
       });
-      await client.loadPersisted();
+      client = stream;
+      await stream.loadPersisted();
+      const guard = new KillGuard({
+        freshness: () => stream.freshness,
+        cursor: () => stream.killCursor,
+        readKills: async (after) => readKillDeltasAfter(await database, after),
+        applyKills: (deltas) => stream.applyKills(deltas),
+        logger,
+      });
+      killGuard = guard;
+      // Until the stream is live, every request waits for a read of the kill table.
+      guard.install(runtime.app);
     },
-    async start({ runtime, url, readiness }) {
+    async start({ runtime, db, url, readiness }) {
       logger.info({ url, controlPlane: options.controlPlaneUrl, snapshotFile }, 'configuration');
       const { store } = runtime;
+      haveDatabase(db);
+      // Kills committed while this process was down, applied before it is ready. Without a
+      // persisted snapshot nothing serves yet: the first snapshot and the stream's catch-up
+      // bring them.
+      if (store.current) {
+        await killGuard!.readAfterNow();
+        logger.info({ killsThrough: client!.killCursor }, 'kills read from the database');
+      }
       const ready = () => markReady(readiness, logger, { url, version: store.current?.version });
       if (store.current) ready();
       else store.onApply(ready);
@@ -57,5 +97,5 @@ export async function startDataPlane(
       await client?.stop();
     },
   });
-  return { ...running, client: client! };
+  return { ...running, client: client!, killGuard: killGuard! };
 }

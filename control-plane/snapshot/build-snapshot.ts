@@ -23,6 +23,7 @@ import {
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
 import type { Database } from '../../storage/database.js';
+import { readLatestKillSeq } from '../../storage/kill-deltas.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {
@@ -52,6 +53,10 @@ export async function buildConfigSnapshot(
 ): Promise<ConfigSnapshot> {
   const now = new Date();
   const { prisma } = db;
+  // Read before the agents, never beside them: kills commit in seq order, so every kill up to
+  // this seq is already in the agents read next (status killed). A data plane resumes kill
+  // deltas after it; a later kill is at worst sent twice, never missed.
+  const killsThrough = await readLatestKillSeq(db);
   const [
     tenants,
     policies,
@@ -184,6 +189,7 @@ export async function buildConfigSnapshot(
   const snapshot: ConfigSnapshot = {
     version,
     builtAt: now.toISOString(),
+    killsThrough,
     tenants: tenantConfigs,
     tokenSigningKeys: tokenSigningKeys.map((key) => ({
       kid: key.id,

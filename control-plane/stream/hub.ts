@@ -7,10 +7,19 @@
 // older version → the current snapshot; a version from another epoch that is not older than the
 // current one (the control plane restarted and counts from 1 again) → the publisher is asked to
 // build above it (`onBehind`), and that build reaches every client.
+//
+// Kills travel as deltas (`sendKill`, event `kill`, id `kill:<seq>`), to every client at once and
+// never behind a snapshot. A client connecting with a kill cursor is held while the kills it
+// missed are read (`catchUp`): it then gets those kills first, then the live kills that arrived
+// meanwhile, then the snapshot if it is behind, then a heartbeat that tells it it is caught up.
+// Acknowledgements of kills come back over HTTP (the ack endpoint) and are handed to listeners
+// (the HubKillSink) by data-plane id.
 import { randomBytes } from 'node:crypto';
 import {
+  type AgentKillDelta,
   HEARTBEAT_EVENT,
   HEARTBEAT_INTERVAL_MS,
+  KILL_EVENT,
   SNAPSHOT_EVENT,
 } from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
@@ -27,7 +36,46 @@ export interface StreamClient {
   end(): void;
 }
 
+/** The data plane behind a stream (its credential's row). */
+export interface StreamRecipient {
+  readonly id: string;
+  readonly name: string;
+}
+
+export interface ConnectOptions {
+  readonly dataPlane?: StreamRecipient;
+  /**
+   * The kills the client missed (seq > its cursor), being read: the client is held until they
+   * are sent, and is ended (it reconnects) when the read fails.
+   */
+  readonly catchUp?: Promise<readonly AgentKillDelta[]>;
+}
+
+export type KillAcknowledgementListener = (
+  dataPlaneId: string,
+  seq: number,
+  aborted: number,
+) => void;
+
+/**
+ * The heartbeat period: `AGENT_GATEWAY_STREAM_HEARTBEAT_MS` when set (tests only: a stale stream
+ * in less than 45 s; both planes must agree), else the protocol's 15 s.
+ */
+export function streamHeartbeatMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.AGENT_GATEWAY_STREAM_HEARTBEAT_MS);
+  return Number.isSafeInteger(value) && value >= 10 ? value : HEARTBEAT_INTERVAL_MS;
+}
+
+interface HeldClient {
+  since: number;
+  epoch: string;
+  readonly dataPlane: StreamRecipient | undefined;
+  /** Live kills that arrived while the client's catch-up was read; undefined once released. */
+  pendingKills: AgentKillDelta[] | undefined;
+}
+
 export interface ConfigStreamHubOptions {
+  /** Default: `streamHeartbeatMs()`. */
   readonly heartbeatMs?: number;
   /** A client that buffers more than this many bytes is disconnected (it resumes later). */
   readonly maxBacklogBytes?: number;
@@ -38,7 +86,8 @@ export interface ConfigStreamHubOptions {
 export class ConfigStreamHub implements SnapshotSink {
   readonly epoch = randomBytes(8).toString('hex');
   /** Each client with the version and epoch it holds (updated as versions are sent). */
-  readonly #clients = new Map<StreamClient, { since: number; epoch: string }>();
+  readonly #clients = new Map<StreamClient, HeldClient>();
+  readonly #killListeners = new Set<KillAcknowledgementListener>();
   readonly #maxBacklogBytes: number;
   readonly #onBehind: ((version: number) => void) | undefined;
   readonly #heartbeat: NodeJS.Timeout;
@@ -50,13 +99,18 @@ export class ConfigStreamHub implements SnapshotSink {
     this.#onBehind = options.onBehind;
     this.#heartbeat = setInterval(
       () => this.#sendHeartbeat(),
-      options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
+      options.heartbeatMs ?? streamHeartbeatMs(),
     );
     this.#heartbeat.unref();
   }
 
   get version(): number {
     return this.#snapshot?.version ?? 0;
+  }
+
+  /** The kill sequence the current snapshot includes (0 without one). */
+  get killsThrough(): number {
+    return this.#snapshot?.killsThrough ?? 0;
   }
 
   get clients(): number {
@@ -71,6 +125,8 @@ export class ConfigStreamHub implements SnapshotSink {
     this.#event = undefined;
     let ahead = 0;
     for (const [client, held] of this.#clients) {
+      // A client still catching up gets the current snapshot when it is released.
+      if (held.pendingKills) continue;
       if (held.epoch !== this.epoch && held.since >= snapshot.version) {
         // It holds a version from an earlier control-plane process this one has not passed yet.
         ahead = Math.max(ahead, held.since);
@@ -85,23 +141,95 @@ export class ConfigStreamHub implements SnapshotSink {
   }
 
   /** Adds a client resuming from (`since`, `epoch`); returns the function that removes it. */
-  connect(client: StreamClient, since: number, epoch: string): () => void {
-    const held = { since, epoch };
+  connect(
+    client: StreamClient,
+    since: number,
+    epoch: string,
+    options: ConnectOptions = {},
+  ): () => void {
+    const held: HeldClient = {
+      since,
+      epoch,
+      dataPlane: options.dataPlane,
+      pendingKills: options.catchUp ? [] : undefined,
+    };
     this.#clients.set(client, held);
-    const current = this.#snapshot;
-    // Without a snapshot yet, the first one `apply` gets decides (the same rules).
-    if (current) {
-      if (since < current.version) {
-        this.#send(client, this.#currentEvent() as string);
-        held.since = current.version;
-        held.epoch = this.epoch;
-      } else if (epoch !== this.epoch) {
-        this.#onBehind?.(since);
-      }
-    }
-    return () => {
+    const disconnect = () => {
       this.#clients.delete(client);
     };
+    if (!options.catchUp) {
+      this.#sendSnapshotIfBehind(client, held);
+      return disconnect;
+    }
+    options.catchUp.then(
+      (missed) => this.#release(client, held, missed),
+      () => {
+        // Without its missed kills it must not be told it is caught up: it reconnects.
+        if (this.#clients.get(client) !== held) return;
+        this.#clients.delete(client);
+        client.end();
+      },
+    );
+    return disconnect;
+  }
+
+  /**
+   * Writes a kill delta to every connected client (to one still catching up, after its missed
+   * kills) and returns the data planes it went to, once each.
+   */
+  sendKill(delta: AgentKillDelta): StreamRecipient[] {
+    const event = formatSseEvent(KILL_EVENT, JSON.stringify(delta), `kill:${delta.seq}`);
+    const recipients = new Map<string, StreamRecipient>();
+    for (const [client, held] of [...this.#clients]) {
+      if (held.pendingKills) held.pendingKills.push(delta);
+      else if (!this.#send(client, event)) continue;
+      const plane = held.dataPlane ?? { id: `anonymous-${recipients.size}`, name: 'unnamed' };
+      recipients.set(plane.id, plane);
+    }
+    return [...recipients.values()];
+  }
+
+  /** A data plane acknowledged kill `seq` (the ack endpoint calls this). */
+  acknowledgeKill(dataPlaneId: string, seq: number, aborted: number): void {
+    for (const listener of this.#killListeners) listener(dataPlaneId, seq, aborted);
+  }
+
+  onKillAcknowledged(listener: KillAcknowledgementListener): () => void {
+    this.#killListeners.add(listener);
+    return () => {
+      this.#killListeners.delete(listener);
+    };
+  }
+
+  #release(client: StreamClient, held: HeldClient, missed: readonly AgentKillDelta[]): void {
+    if (this.#clients.get(client) !== held) return; // gone meanwhile
+    const live = held.pendingKills ?? [];
+    held.pendingKills = undefined;
+    let sent = 0;
+    for (const delta of [...missed, ...live]) {
+      if (delta.seq <= sent) continue; // a live kill the read already found
+      sent = delta.seq;
+      if (
+        !this.#send(client, formatSseEvent(KILL_EVENT, JSON.stringify(delta), `kill:${delta.seq}`))
+      ) {
+        return;
+      }
+    }
+    this.#sendSnapshotIfBehind(client, held);
+    if (this.#clients.has(client)) this.#send(client, this.#heartbeatEvent());
+  }
+
+  #sendSnapshotIfBehind(client: StreamClient, held: HeldClient): void {
+    const current = this.#snapshot;
+    // Without a snapshot yet, the first one `apply` gets decides (the same rules).
+    if (!current) return;
+    if (held.since < current.version) {
+      this.#send(client, this.#currentEvent() as string);
+      held.since = current.version;
+      held.epoch = this.epoch;
+    } else if (held.epoch !== this.epoch) {
+      this.#onBehind?.(held.since);
+    }
   }
 
   /** Ends every stream and stops the heartbeat (the control plane is shutting down). */
@@ -122,18 +250,26 @@ export class ConfigStreamHub implements SnapshotSink {
     return this.#event;
   }
 
-  #sendHeartbeat(): void {
-    const event = formatSseEvent(HEARTBEAT_EVENT, JSON.stringify({ version: this.version }));
-    for (const client of this.#clients.keys()) this.#send(client, event);
+  #heartbeatEvent(): string {
+    return formatSseEvent(HEARTBEAT_EVENT, JSON.stringify({ version: this.version }));
   }
 
-  #send(client: StreamClient, text: string): void {
+  #sendHeartbeat(): void {
+    const event = this.#heartbeatEvent();
+    for (const [client, held] of [...this.#clients]) {
+      if (!held.pendingKills) this.#send(client, event);
+    }
+  }
+
+  /** False when the client was dropped instead. */
+  #send(client: StreamClient, text: string): boolean {
     if (client.backlog() > this.#maxBacklogBytes) {
       // A client that does not read would make us hold every version for it: drop it instead.
       this.#clients.delete(client);
       client.end();
-      return;
+      return false;
     }
     client.send(text);
+    return true;
   }
 }

@@ -1,8 +1,12 @@
 // The configuration stream of the control plane (docs/config-push.md):
 //   GET  /api/v1/control-plane/config-stream?since=<version>&epoch=<epoch>&name=<data plane>
+//        &kills=<kill cursor>
 //        Server-Sent Events: `snapshot` (the full JSON snapshot, id `<epoch>:<version>`) when the
-//        client is behind and on every new version, `heartbeat` every 15 s.
-//   POST /api/v1/control-plane/data-planes/ack { version }: the version the data plane applied.
+//        client is behind and on every new version, `kill` (a kill delta, id `kill:<seq>`) for
+//        every kill after the cursor before anything else, then as kills commit, `heartbeat`
+//        every 15 s (and once right after the catch-up: the client is then caught up).
+//   POST /api/v1/control-plane/data-planes/ack { version } | { kill, aborted }: the snapshot
+//        version, or the kill delta, the data plane applied.
 // Both authenticate the data-plane credential (`Authorization: Bearer agdp_…`), not an API key.
 // A credential revoked while its stream is open (`data-plane revoke`, possibly from another
 // process) is noticed by a sweep every heartbeat period: one query over the connected data
@@ -13,7 +17,9 @@ import {
   DATA_PLANE_ACK_PATH,
   HEARTBEAT_INTERVAL_MS,
 } from '../../shared/config-stream/protocol.js';
+import { gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
+import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
 import { authenticateDataPlane, findRevokedDataPlanes } from './credentials.js';
 import type { ConfigStreamHub } from './hub.js';
 import { formatSseComment } from './sse.js';
@@ -29,7 +35,10 @@ interface StreamQuery {
   since?: number;
   epoch?: string;
   name?: string;
+  kills?: number;
 }
+
+type AckBody = { version: number } | { kill: number; aborted: number };
 
 export async function configStreamPlugin(
   app: FastifyInstance,
@@ -77,6 +86,7 @@ export async function configStreamPlugin(
             since: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
             epoch: { type: 'string', pattern: '^[0-9a-f]{0,32}$' },
             name: { type: 'string', minLength: 1, maxLength: 200 },
+            kills: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
           },
         },
       },
@@ -99,7 +109,18 @@ export async function configStreamPlugin(
         },
       });
       const since = request.query.since ?? 0;
-      request.log.info({ dataPlane: plane.name, since }, 'data plane connected');
+      const cursor = request.query.kills;
+      request.log.info({ dataPlane: plane.name, since, kills: cursor }, 'data plane connected');
+      // The kills it missed, read from the table (not the hub's memory: it may have missed them
+      // while this control plane was down). A client without a snapshot gets the current one
+      // next, which includes every kill through its killsThrough.
+      const catchUp =
+        cursor === undefined
+          ? undefined
+          : readKillDeltasAfter(db, since === 0 ? Math.max(cursor, hub.killsThrough) : cursor);
+      catchUp?.catch((error: unknown) => {
+        request.log.warn({ err: error, dataPlane: plane.name }, 'kill catch-up read failed');
+      });
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -117,6 +138,7 @@ export async function configStreamPlugin(
         },
         since,
         request.query.epoch ?? '',
+        { dataPlane: plane, ...(catchUp ? { catchUp } : {}) },
       );
       const end = () => res.end();
       const ends = open.get(plane.id) ?? new Set<() => void>();
@@ -131,29 +153,55 @@ export async function configStreamPlugin(
     },
   );
 
-  app.post<{ Body: { version: number } }>(
+  app.post<{ Body: AckBody }>(
     DATA_PLANE_ACK_PATH,
     {
       schema: {
-        summary: 'A data plane reports the snapshot version it applied',
+        summary: 'A data plane reports the snapshot version or the kill delta it applied',
         body: {
           type: 'object',
-          additionalProperties: false,
-          required: ['version'],
-          properties: { version: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
+          // Not additionalProperties: the server's validator would strip unknown fields silently.
+          propertyNames: { enum: ['version', 'kill', 'aborted'] },
+          properties: {
+            version: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+            kill: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+            aborted: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+          },
+          oneOf: [
+            {
+              required: ['version'],
+              not: { anyOf: [{ required: ['kill'] }, { required: ['aborted'] }] },
+            },
+            { required: ['kill', 'aborted'], not: { required: ['version'] } },
+          ],
         },
         response: {
           200: {
             type: 'object',
-            required: ['version'],
-            properties: { version: { type: 'integer' } },
+            properties: { version: { type: 'integer' }, kill: { type: 'integer' } },
           },
         },
       },
     },
     async (request) => {
       const plane = await authenticateDataPlane(db, request.headers.authorization);
-      const { version } = request.body;
+      const body = request.body;
+      if ('kill' in body) {
+        // The kill path: hand it to the waiting fan-out at once; the stream's lastSeenAt is
+        // kept by snapshot acknowledgements and connects.
+        hub.acknowledgeKill(plane.id, body.kill, body.aborted);
+        request.log.info(
+          { dataPlane: plane.name, kill: body.kill, aborted: body.aborted },
+          'data plane applied kill',
+        );
+        return { kill: body.kill };
+      }
+      if (!('version' in body)) {
+        throw gatewayError('REQUEST_INVALID', {
+          problem: 'body must be {version} or {kill, aborted}',
+        });
+      }
+      const { version } = body;
       await db.prisma.dataPlane.update({
         where: { id: plane.id },
         data: { appliedSnapshotVersion: version, lastSeenAt: new Date() },

@@ -5,11 +5,22 @@
 // last good one keeps serving. A lost connection is retried with exponential backoff and jitter
 // (capped at 5 s) and resumes from the applied version; a stream silent for longer than three
 // heartbeats is treated as lost.
+//
+// Kills (docs/config-push.md, "Deltas: kills") are applied the moment their event is parsed and
+// acknowledged at once, never queued behind a snapshot's persistence. The client keeps a kill
+// cursor (the highest kill applied or included in an applied snapshot) and resumes with it, so
+// the control plane first sends every kill it missed, then a heartbeat: only then is the stream
+// `live` again. Until then (`uncertain`), or once nothing has arrived for three heartbeats
+// (`stale`), the kill guard (kill-guard.ts) reads the kill table before a request is served.
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import {
+  type AgentKillDelta,
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
+  HEARTBEAT_EVENT,
+  HEARTBEAT_INTERVAL_MS,
+  KILL_EVENT,
   SNAPSHOT_EVENT,
 } from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
@@ -25,17 +36,30 @@ export interface ConfigStreamClientOptions {
   /** This data plane's registered name (checked by the control plane when given). */
   readonly name?: string | undefined;
   readonly apply: (snapshot: ConfigSnapshot) => SnapshotApplyResult;
+  /**
+   * Applies a kill delta (data-plane/kill/apply-kill.ts). Without it the client neither asks
+   * for kills nor applies them.
+   */
+  readonly applyKill?: (delta: AgentKillDelta) => { applied: boolean; aborted: number };
+  /** The control plane's heartbeat period; stale after three of them. Default 15 s. */
+  readonly heartbeatMs?: number;
   /** Where the last good snapshot is kept. */
   readonly snapshotFile: string;
   readonly logger: Logger;
   readonly userAgent?: string;
   readonly initialBackoffMs?: number;
   readonly maxBackoffMs?: number;
-  /** No byte from the control plane for this long → reconnect. Default 45 s (3 heartbeats). */
+  /** No byte from the control plane for this long → reconnect. Default three heartbeats. */
   readonly idleTimeoutMs?: number;
   /** Largest accepted event (a snapshot) in bytes. */
   readonly maxEventBytes?: number;
 }
+
+/**
+ * `live`: connected, caught up, a byte within three heartbeats. `uncertain`: not connected or not
+ * caught up yet, but heard from within three heartbeats. `stale`: silent for three heartbeats.
+ */
+export type StreamFreshness = 'live' | 'uncertain' | 'stale';
 
 export class ConfigStreamClient {
   readonly #options: ConfigStreamClientOptions;
@@ -48,10 +72,37 @@ export class ConfigStreamClient {
   #wake: (() => void) | undefined;
   #persisting: Promise<void> = Promise.resolve();
   #lastProblem = '';
+  #killCursor = 0;
+  /** performance.now() of the last byte from the control plane (or of the start). */
+  #heardAt = performance.now();
+  /** Connected and past the catch-up of the current connection. */
+  #caughtUp = false;
+  readonly #staleAfterMs: number;
 
   constructor(options: ConfigStreamClientOptions) {
     this.#options = options;
     this.#logger = options.logger;
+    this.#staleAfterMs = 3 * (options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+  }
+
+  /** The highest kill seq this data plane applied or holds in its snapshot. */
+  get killCursor(): number {
+    return this.#killCursor;
+  }
+
+  get freshness(): StreamFreshness {
+    if (performance.now() - this.#heardAt > this.#staleAfterMs) return 'stale';
+    return this.#caughtUp ? 'live' : 'uncertain';
+  }
+
+  /**
+   * Applies kill deltas read elsewhere (the kill guard, the start-up read), in order, and moves
+   * the cursor past them. Returns how many executions they aborted.
+   */
+  applyKills(deltas: readonly AgentKillDelta[]): number {
+    let aborted = 0;
+    for (const delta of deltas) aborted += this.#applyKill(delta, 'table').aborted;
+    return aborted;
   }
 
   /** The snapshot version this data plane applied last (0: none yet). */
@@ -73,7 +124,11 @@ export class ConfigStreamClient {
     }
     this.#version = result.version;
     this.#epoch = persisted.epoch;
-    this.#logger.info({ version: result.version }, 'serving the persisted snapshot');
+    this.#advanceKillCursor(persisted.snapshot.killsThrough);
+    this.#logger.info(
+      { version: result.version, killsThrough: this.#killCursor },
+      'serving the persisted snapshot',
+    );
     return true;
   }
 
@@ -116,7 +171,9 @@ export class ConfigStreamClient {
     url.searchParams.set('since', String(this.#version));
     if (this.#epoch) url.searchParams.set('epoch', this.#epoch);
     if (this.#options.name) url.searchParams.set('name', this.#options.name);
-    const idleTimeoutMs = this.#options.idleTimeoutMs ?? 45_000;
+    if (this.#options.applyKill) url.searchParams.set('kills', String(this.#killCursor));
+    const idleTimeoutMs = this.#options.idleTimeoutMs ?? this.#staleAfterMs;
+    this.#caughtUp = false;
     const response = await request(url, {
       method: 'GET',
       headers: {
@@ -144,23 +201,75 @@ export class ConfigStreamClient {
       return;
     }
     onConnected();
+    this.#heardAt = performance.now();
+    // Without kills there is no catch-up to wait for.
+    if (!this.#options.applyKill) this.#caughtUp = true;
     this.#lastProblem = '';
     this.#logger.info({ url: url.origin, since: this.#version }, 'config stream connected');
     const maxEventBytes = this.#options.maxEventBytes ?? 256 * 1024 * 1024;
     let pendingBytes = 0;
     const parser = new SseParser((event) => {
       pendingBytes = 0;
-      if (event.event === SNAPSHOT_EVENT) this.#onSnapshot(event.data, event.id);
+      if (event.event === KILL_EVENT) this.#onKill(event.data);
+      else if (event.event === SNAPSHOT_EVENT) {
+        this.#onSnapshot(event.data, event.id);
+        this.#caughtUp = true;
+      } else if (event.event === HEARTBEAT_EVENT) this.#caughtUp = true;
       return undefined;
     });
-    for await (const chunk of response.body) {
-      pendingBytes += (chunk as Buffer).length;
-      if (pendingBytes > maxEventBytes) {
-        throw new Error(`an event exceeds ${maxEventBytes} bytes`);
+    try {
+      for await (const chunk of response.body) {
+        this.#heardAt = performance.now();
+        pendingBytes += (chunk as Buffer).length;
+        if (pendingBytes > maxEventBytes) {
+          throw new Error(`an event exceeds ${maxEventBytes} bytes`);
+        }
+        parser.push(chunk as Buffer);
       }
-      parser.push(chunk as Buffer);
+    } finally {
+      this.#caughtUp = false;
     }
     parser.end();
+  }
+
+  #onKill(data: string): void {
+    const delta = parseKillDelta(data);
+    if (!delta) {
+      this.#logger.warn('kill event is not a kill delta; ignored');
+      return;
+    }
+    if (!this.#options.applyKill) return;
+    const { aborted } = this.#applyKill(delta, 'stream');
+    // At once and on its own: the control plane is waiting for it (bounded) to answer the kill.
+    void this.#acknowledge({ kill: delta.seq, aborted }, 'kill');
+  }
+
+  #applyKill(
+    delta: AgentKillDelta,
+    source: 'stream' | 'table',
+  ): { applied: boolean; aborted: number } {
+    const result = this.#options.applyKill?.(delta) ?? { applied: false, aborted: 0 };
+    this.#advanceKillCursor(delta.seq);
+    // Every kill the stream brings is logged (kills are rare); a table read logs what was new.
+    if (source === 'stream' || result.applied || result.aborted > 0) {
+      this.#logger.info(
+        {
+          seq: delta.seq,
+          agentId: delta.agentId,
+          applied: result.applied,
+          aborted: result.aborted,
+          source,
+        },
+        'kill delta applied',
+      );
+    }
+    return result;
+  }
+
+  #advanceKillCursor(seq: number | undefined): void {
+    if (seq !== undefined && Number.isSafeInteger(seq) && seq > this.#killCursor) {
+      this.#killCursor = seq;
+    }
   }
 
   #onSnapshot(data: string, id: string): void {
@@ -191,6 +300,7 @@ export class ConfigStreamClient {
     }
     this.#version = result.version;
     this.#epoch = epoch;
+    this.#advanceKillCursor(snapshot.killsThrough);
     this.#logger.info(
       { version: result.version, compileMs: Math.round(result.compileMs * 100) / 100 },
       'snapshot applied',
@@ -211,6 +321,13 @@ export class ConfigStreamClient {
         'cannot persist the snapshot',
       );
     }
+    await this.#acknowledge({ version: snapshot.version }, 'snapshot');
+  }
+
+  async #acknowledge(
+    body: { version: number } | { kill: number; aborted: number },
+    what: 'snapshot' | 'kill',
+  ): Promise<void> {
     try {
       const response = await request(new URL(DATA_PLANE_ACK_PATH, this.#options.controlPlaneUrl), {
         method: 'POST',
@@ -218,16 +335,16 @@ export class ConfigStreamClient {
           authorization: `Bearer ${this.#options.credential}`,
           'content-type': 'application/json',
         },
-        body: JSON.stringify({ version: snapshot.version }),
+        body: JSON.stringify(body),
         headersTimeout: 10_000,
         bodyTimeout: 10_000,
       });
       await response.body.dump();
       if (response.statusCode !== 200) {
-        this.#logger.warn({ status: response.statusCode }, 'snapshot acknowledgement refused');
+        this.#logger.warn({ status: response.statusCode }, `${what} acknowledgement refused`);
       }
     } catch (error) {
-      this.#logger.warn({ reason: (error as Error).message }, 'snapshot acknowledgement failed');
+      this.#logger.warn({ reason: (error as Error).message }, `${what} acknowledgement failed`);
     }
   }
 
@@ -251,6 +368,32 @@ export class ConfigStreamClient {
       };
     });
   }
+}
+
+/** A kill event's data as a delta, or undefined when it is not one. */
+export function parseKillDelta(data: string): AgentKillDelta | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const delta = value as Partial<AgentKillDelta> | null;
+  if (
+    !delta ||
+    typeof delta !== 'object' ||
+    !Number.isSafeInteger(delta.seq) ||
+    (delta.seq as number) < 1 ||
+    typeof delta.killId !== 'string' ||
+    typeof delta.tenantId !== 'string' ||
+    typeof delta.agentId !== 'string' ||
+    typeof delta.publicKey !== 'string' ||
+    typeof delta.killedAt !== 'string' ||
+    !Array.isArray(delta.statusLists)
+  ) {
+    return undefined;
+  }
+  return delta as AgentKillDelta;
 }
 
 /** Exponential backoff with full jitter on the upper half: 100 ms, 200 ms, … capped at 5 s. */
