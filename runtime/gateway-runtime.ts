@@ -10,6 +10,7 @@ import { controlPlanePlugin } from '../control-plane/plugin.js';
 import { KeyCustody } from '../control-plane/services/agentiam/custody.js';
 import { SnapshotPublisher } from '../control-plane/snapshot/publisher.js';
 import { ConfigStreamHub } from '../control-plane/stream/hub.js';
+import { HubKillSink } from '../control-plane/stream/kill-sink.js';
 import { ToolRefresher } from '../control-plane/tools/refresher.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
@@ -256,6 +257,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       },
     });
     publisher.addSink(configStream);
+    // Kill deltas go to the connected data planes, which acknowledge them on the ack endpoint.
+    killFanOut?.addSink(new HubKillSink(configStream));
   }
   if (role !== 'data-plane') {
     await app.register(controlPlanePlugin, {
