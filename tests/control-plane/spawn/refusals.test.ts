@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { describeEachDatabase } from '../../support/databases.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import type { Loose } from '../graphql/support.js';
 import {
   type SpawnAnswer,
@@ -246,5 +247,33 @@ describeEachDatabase('refusing to spawn', (kind) => {
   ])('an Idempotency-Key %s: 400 REQUEST_INVALID', async (_case, idempotencyKey) => {
     const answer = await gateway.spawn(valid(), { key: managerKey, idempotencyKey });
     await expectRefused(answer, 400, 'REQUEST_INVALID', 'Idempotency-Key');
+  });
+});
+
+describeEachDatabase('spawning without a master key', (kind) => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway(kind);
+    await gateway.registerServer({
+      tenantId: gateway.tenant.id,
+      serverId: 'files',
+      url: 'http://127.0.0.1:9/',
+    });
+  }, 60_000);
+  afterAll(() => gateway?.close());
+
+  it('503 SIGNING_KEY_UNAVAILABLE, and nothing written: no CA key, no agent', async () => {
+    const key = await gateway.addApiKey(gateway.tenant.id, ['agents:manage']);
+    const before = await gateway.db.prisma.agent.count();
+    const response = await fetch(`${gateway.url}/api/v1/agents/spawn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify(spawnBody({ mcp_audiences: ['mcp://files'] })),
+    });
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as Loose).reasonCode).toBe('SIGNING_KEY_UNAVAILABLE');
+    expect(await gateway.db.prisma.agent.count()).toBe(before);
+    expect(await gateway.db.prisma.tenantSigningKey.count()).toBe(0);
+    expect(await gateway.db.prisma.oAuthClient.count()).toBe(0);
   });
 });
