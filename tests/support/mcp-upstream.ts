@@ -18,8 +18,13 @@
 //   read_rows({ table })      → annotated readOnlyHint: true
 //   notify_then_echo({ text, count? }) → sends `count` (default 2) logging notifications first
 //                               (they travel in the SSE answer), then answers like echo
+//   block({})                 → (with `blockTool: true`) never answers: it waits until its request is cancelled or the
+//                               upstream closes (the kill switch's in-flight call); the upstream
+//                               counts requests whose client closed the connection before the
+//                               answer (`closedByClient`, `waitForClosedByClient`)
 //   plus `extraTools` (each answers 'done'), e.g. a destructive tool under a harmless name
 import { randomUUID } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -38,6 +43,8 @@ export interface McpUpstreamOptions {
     readonly name: string;
     readonly annotations?: Readonly<Record<string, boolean | string>>;
   }[];
+  /** Adds the `block` tool (the kill switch's in-flight call). Default false. */
+  readonly blockTool?: boolean;
   /** Awaited before a request with this JSON-RPC method is handled (e.g. a slow tools/list). */
   readonly holdMethod?: { readonly method: string; readonly until: () => Promise<void> };
 }
@@ -69,6 +76,12 @@ export interface McpUpstream {
   readonly liveSessions: readonly string[];
   /** Forgets every session server-side, as a restart would: old ids then get 404. */
   expireSessions(): Promise<void>;
+  /** HTTP requests whose client closed the connection before the answer was complete. */
+  readonly closedByClient: number;
+  /** Resolves once `count` calls of `tool` have reached their handler (no polling). */
+  waitForCalls(tool: string, count: number): Promise<void>;
+  /** Resolves once `closedByClient` reaches `count`. */
+  waitForClosedByClient(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,9 +89,30 @@ function buildServer(
   name: string,
   calls: Map<string, number>,
   extraTools: McpUpstreamOptions['extraTools'] = [],
+  activity: EventEmitter = new EventEmitter(),
+  blockTool = false,
 ): McpServer {
   const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {} } });
-  const count = (tool: string) => calls.set(tool, (calls.get(tool) ?? 0) + 1);
+  const count = (tool: string) => {
+    calls.set(tool, (calls.get(tool) ?? 0) + 1);
+    activity.emit('change');
+  };
+  if (blockTool) {
+    server.registerTool(
+      'block',
+      { description: 'Never answers until cancelled.' },
+      async (extra) => {
+        count('block');
+        if (!extra.signal.aborted) {
+          await new Promise<void>((resolve) => {
+            extra.signal.addEventListener('abort', () => resolve(), { once: true });
+            activity.once('release', resolve);
+          });
+        }
+        return { content: [{ type: 'text', text: 'released' }] };
+      },
+    );
+  }
   for (const tool of extraTools) {
     server.registerTool(
       tool.name,
@@ -191,6 +225,12 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
   const enableJsonResponse = options.responseMode === 'json';
   const calls = new Map<string, number>();
   const log: McpUpstreamRequest[] = [];
+  const activity = new EventEmitter();
+  activity.setMaxListeners(0);
+  let closedByClient = 0;
+  const waitFor = async (check: () => boolean) => {
+    while (!check()) await once(activity, 'change');
+  };
   const sessions = new Map<
     string,
     { transport: StreamableHTTPServerTransport; server: McpServer }
@@ -212,7 +252,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no session id; initialize first');
       return;
     }
-    const server = buildServer(name, calls, options.extraTools);
+    const server = buildServer(name, calls, options.extraTools, activity, options.blockTool);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse,
@@ -230,7 +270,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
 
   async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
     // A fresh server and transport per request, as the SDK requires for stateless mode.
-    const server = buildServer(name, calls, options.extraTools);
+    const server = buildServer(name, calls, options.extraTools, activity, options.blockTool);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse,
@@ -244,6 +284,11 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
   }
 
   const http: Server = createServer((req, res) => {
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      closedByClient++;
+      activity.emit('change');
+    });
     void (async () => {
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       log.push({
@@ -302,7 +347,13 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
       return [...sessions.keys()];
     },
     expireSessions,
+    get closedByClient() {
+      return closedByClient;
+    },
+    waitForCalls: (tool, count) => waitFor(() => (calls.get(tool) ?? 0) >= count),
+    waitForClosedByClient: (count) => waitFor(() => closedByClient >= count),
     async close() {
+      activity.emit('release');
       await expireSessions();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

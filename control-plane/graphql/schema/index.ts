@@ -15,5 +15,6 @@ import './issued-tokens.js';
 import './approvals.js';
 import './audit-trail.js';
 import './data-planes.js';
+import './agent-kill.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

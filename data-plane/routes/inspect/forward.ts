@@ -79,7 +79,12 @@ export async function forwardCall(
       { outcome: error.code },
       (performance.now() - started) / 1000,
     );
-    return answerUpstreamFailure(deps, exchange, answer, error.code, error.detail);
+    // Aborted by the kill switch: say so (the signal's reason names the killed agent).
+    const detail =
+      error.code === 'MCP_UPSTREAM_ABORTED' && execution.signal.reason instanceof Error
+        ? `the forward was aborted: ${execution.signal.reason.message}`
+        : error.detail;
+    return answerUpstreamFailure(deps, exchange, answer, error.code, detail);
   } finally {
     execution.end();
   }

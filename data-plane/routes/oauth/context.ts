@@ -1,7 +1,9 @@
 // What the OAuth endpoints work with: one object built by the plugin, passed to each handler.
 // `authenticate` reads the request's parameters and authenticates its client against the
-// current snapshot's index (one index per snapshot, oauth-index.ts).
+// current snapshot's index (one index per snapshot, oauth-index.ts); the client of a killed agent
+// is refused like a revoked one.
 import type { FastifyRequest } from 'fastify';
+import { gatewayError } from '../../../shared/errors/index.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
@@ -56,6 +58,11 @@ export function createOAuthContext(deps: {
           tokenEndpointUrl: `${base}${TOKEN_PATH}`,
           issuer: base,
         });
+        // A killed agent's clients are revoked (the kill switch), even before the snapshot
+        // without them arrives: the agent reads killed at once (the store's kill overlay).
+        if (client.tenant.agents.get(client.client.agentId)?.killed) {
+          throw gatewayError('OAUTH_INVALID_CLIENT', { problem: "the client's agent is killed" });
+        }
         return { index: current, params, client };
       } catch (error) {
         const limited = (error as { code?: string }).code === 'OAUTH_RATE_LIMITED';

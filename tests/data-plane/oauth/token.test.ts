@@ -323,7 +323,8 @@ describeEachDatabase('POST /oauth/token (client_credentials)', (kind) => {
       );
     });
 
-    it('400 invalid_grant: the agent is killed', async () => {
+    // The kill switch revokes a killed agent's clients; one left unrevoked is refused all the same.
+    it('401 invalid_client: the agent is killed', async () => {
       const client = await addClient(gateway);
       await gateway.db.query(`update agents set status = 'killed' where id = $1`, [client.agentId]);
       await gateway.db.query(
@@ -335,8 +336,8 @@ describeEachDatabase('POST /oauth/token (client_credentials)', (kind) => {
         await postForm(tokenUrl, grant(), {
           authorization: basic(client.clientId, client.secret!),
         }),
-        400,
-        'invalid_grant',
+        401,
+        'invalid_client',
         client,
       );
     });

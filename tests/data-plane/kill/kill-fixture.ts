@@ -1,0 +1,210 @@
+// A scene for the kill switch's tests: a real single-process gateway (PGlite or PostgreSQL) with a
+// real MCP SDK upstream registered as `files`, a hold policy (tool `write` needs approval), and a
+// victim agent holding everything a kill must revoke: a real `z6Mk…` key, an identity credential
+// signed by the tenant CA, an OAuth client and a live access token, a delegation it issued (root
+// → victim → delegate), and keys with and without agents:kill. Only the gateway's code runs.
+import { randomBytes } from 'node:crypto';
+import { createAgent } from '../../../control-plane/services/agents.js';
+import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
+import { generateEd25519KeyMaterial } from '../../../shared/agentiam/ed25519-keys.js';
+import { asAgentId } from '../../../shared/ids.js';
+import {
+  agentIamServices,
+  delegate,
+  issueCredential,
+  type KeyedAgent,
+} from '../../support/agentiam-client.js';
+import type { DatabaseKindUnderTest } from '../../support/databases.js';
+import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
+import { basic, postForm } from '../oauth/oauth-fixture.js';
+
+export const HOLD_POLICY = `policyName: hold-writes
+version: 1.0.0
+targetAgents: ['*']
+rules:
+  - ruleId: hold_write
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'write'"
+    alertSeverity: MEDIUM
+`;
+
+export interface ClientOfAgent {
+  readonly clientId: string;
+  readonly secret: string;
+}
+
+export interface KillScene {
+  readonly gateway: TestGateway;
+  readonly upstream: McpUpstream;
+  readonly tenantId: string;
+  /** agents:kill only. */
+  readonly killKey: string;
+  /** agents:execute (the tenant's first key). */
+  readonly executeKey: string;
+  /** Every scope but agents:kill. */
+  readonly noKillKey: string;
+  addVictim(): Promise<Victim>;
+  close(): Promise<void>;
+}
+
+export interface Victim extends KeyedAgent {
+  readonly credential: Record<string, unknown>;
+  readonly client: ClientOfAgent;
+  readonly token: string;
+  /** root → victim → delegate, with the root's credential: verifies until the kill. */
+  readonly chain: { root_credential: unknown; delegation_chain: unknown[]; requested_tool: string };
+  /** Another agent's client of the tenant: introspects the victim's token. */
+  readonly observer: ClientOfAgent;
+}
+
+export async function startKillScene(kind: DatabaseKindUnderTest): Promise<KillScene> {
+  const upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true, blockTool: true });
+  const gateway = await startTestGateway(kind);
+  agentIamServices(gateway);
+  const tenantId = gateway.tenant.id;
+  await gateway.registerServer({
+    tenantId,
+    serverId: 'files',
+    url: upstream.url,
+    mockResults: { write: { ok: 1 }, echo: { ok: 1 } },
+  });
+  const hold = await gateway.publishPolicy(tenantId, HOLD_POLICY);
+  await gateway.setPolicy(tenantId, { trustedServers: ['files'], pinnedPolicies: [hold] });
+  const killKey = await gateway.addApiKey(tenantId, ['agents:kill']);
+  const noKillKey = await gateway.addApiKey(tenantId, [
+    'agents:execute',
+    'agents:manage',
+    'approvals:decide',
+    'audit:read',
+  ]);
+
+  const addKeyed = async (): Promise<KeyedAgent> => {
+    const key = generateEd25519KeyMaterial();
+    const { id } = await createAgent(gateway.db, {
+      tenantId,
+      name: `agent-${randomBytes(3).toString('hex')}`,
+      allowedTools: ['*'],
+      mcpAudiences: ['mcp://files'],
+      publicKey: key.publicKeyMultibase,
+    });
+    return { id: asAgentId(id), tenantId, key };
+  };
+  const addClient = async (agentId: string): Promise<ClientOfAgent> => {
+    const { client, clientSecret } = await registerOAuthClient(
+      { db: gateway.db, audit: gateway.runtime.audit },
+      {
+        tenantId,
+        actor: 'test',
+        metadata: {
+          agentId,
+          clientName: undefined,
+          grantTypes: ['client_credentials'],
+          tokenEndpointAuthMethod: 'client_secret_basic',
+          redirectUris: [],
+          scope: undefined,
+          resources: undefined,
+        },
+      },
+    );
+    return { clientId: client.id, secret: clientSecret as string };
+  };
+
+  return {
+    gateway,
+    upstream,
+    tenantId,
+    killKey,
+    executeKey: gateway.tenant.key,
+    noKillKey,
+    async addVictim() {
+      const root = await addKeyed();
+      const victim = await addKeyed();
+      const delegateAgent = await addKeyed();
+      await gateway.sync();
+      const rootCredential = await issueCredential(gateway, root);
+      const credential = await issueCredential(gateway, victim);
+      const expiresAt = new Date(Date.now() + 3600_000);
+      const rootToVictim = await delegate({
+        tenantId,
+        from: root,
+        to: victim,
+        tools: ['echo'],
+        expiresAt,
+      });
+      const victimToDelegate = await delegate({
+        tenantId,
+        from: victim,
+        to: delegateAgent,
+        tools: ['echo'],
+        expiresAt,
+      });
+      // The link the victim issued, as a data plane records it on first sight.
+      await gateway.db.query(
+        `insert into delegation_links ("tenantId", id, "issuerAgentId", "subjectAgentId", tools,
+           "expiresAt") values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+        [tenantId, victimToDelegate.id, victim.id, delegateAgent.id, ['echo'], expiresAt],
+      );
+      const client = await addClient(victim.id);
+      const observer = await addClient(root.id);
+      await gateway.sync();
+      const token = await tokenFor(gateway, client);
+      if (token.status !== 200) throw new Error(`no token: ${JSON.stringify(token.body)}`);
+      await gateway.runtime.issuedTokens.flush();
+      return {
+        ...victim,
+        credential,
+        client,
+        token: token.body.access_token as string,
+        chain: {
+          root_credential: rootCredential,
+          delegation_chain: [rootToVictim, victimToDelegate],
+          requested_tool: 'echo',
+        },
+        observer,
+      };
+    },
+    async close() {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
+}
+
+export function tokenFor(gateway: TestGateway, client: ClientOfAgent) {
+  return postForm(
+    `${gateway.url}/oauth/token`,
+    { grant_type: 'client_credentials', resource: 'mcp://files' },
+    { authorization: basic(client.clientId, client.secret) },
+  );
+}
+
+export function introspect(gateway: TestGateway, observer: ClientOfAgent, token: string) {
+  return postForm(
+    `${gateway.url}/oauth/introspect`,
+    { token },
+    { authorization: basic(observer.clientId, observer.secret) },
+  );
+}
+
+/** POST the kill with `key` (null: no Authorization) and a raw or JSON body. */
+export async function postKill(
+  gateway: TestGateway,
+  publicKey: string,
+  body: unknown,
+  key: string | null,
+  init: { contentType?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(
+    `${gateway.url}/api/v2/infrastructure/agents/${encodeURIComponent(publicKey)}/kill`,
+    {
+      method: 'POST',
+      headers: {
+        'content-type': init.contentType ?? 'application/json',
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    },
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
