@@ -45,10 +45,11 @@ export interface StreamRecipient {
 export interface ConnectOptions {
   readonly dataPlane?: StreamRecipient;
   /**
-   * The kills the client missed (seq > its cursor), being read: the client is held until they
-   * are sent, and is ended (it reconnects) when the read fails.
+   * Reads the kills the client missed (seq > its cursor). Called once the client is registered,
+   * so a kill committed after the read began reaches it live; the client is held until the
+   * missed kills are sent, and is ended (it reconnects) when the read fails.
    */
-  readonly catchUp?: Promise<readonly AgentKillDelta[]>;
+  readonly catchUp?: () => Promise<readonly AgentKillDelta[]>;
 }
 
 export type KillAcknowledgementListener = (
@@ -161,7 +162,7 @@ export class ConfigStreamHub implements SnapshotSink {
       this.#sendSnapshotIfBehind(client, held);
       return disconnect;
     }
-    options.catchUp.then(
+    options.catchUp().then(
       (missed) => this.#release(client, held, missed),
       () => {
         // Without its missed kills it must not be told it is caught up: it reconnects.

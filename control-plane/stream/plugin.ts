@@ -117,10 +117,19 @@ export async function configStreamPlugin(
       const catchUp =
         cursor === undefined
           ? undefined
-          : readKillDeltasAfter(db, since === 0 ? Math.max(cursor, hub.killsThrough) : cursor);
-      catchUp?.catch((error: unknown) => {
-        request.log.warn({ err: error, dataPlane: plane.name }, 'kill catch-up read failed');
-      });
+          : () => {
+              const read = readKillDeltasAfter(
+                db,
+                since === 0 ? Math.max(cursor, hub.killsThrough) : cursor,
+              );
+              read.catch((error: unknown) => {
+                request.log.warn(
+                  { err: error, dataPlane: plane.name },
+                  'kill catch-up read failed',
+                );
+              });
+              return read;
+            };
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

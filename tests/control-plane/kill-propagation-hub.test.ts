@@ -122,7 +122,7 @@ describe('kill deltas in the hub', () => {
       const c = client();
       hub.connect(c, 1, hub.epoch, {
         dataPlane: { id: 'c', name: 'dp-c' },
-        catchUp: missed.promise,
+        catchUp: () => missed.promise,
       });
       // While the table is read: counted as a recipient, nothing written yet.
       expect(hub.sendKill(delta(5))).toEqual([{ id: 'c', name: 'dp-c' }]);
@@ -154,7 +154,7 @@ describe('kill deltas in the hub', () => {
       hub.apply(snapshot(1));
       const missed = deferred<readonly AgentKillDelta[]>();
       const c = client();
-      hub.connect(c, 0, '', { catchUp: missed.promise });
+      hub.connect(c, 0, '', { catchUp: () => missed.promise });
       missed.reject(new Error('database away'));
       await missed.promise.catch(() => {});
       await Promise.resolve();

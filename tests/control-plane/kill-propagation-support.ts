@@ -194,11 +194,13 @@ export interface SplitDeployment {
 
 /**
  * Starts the control plane, registers `count` data planes (dp-1 …) and starts them, each behind
- * its own proxy. `env` is added to every process (e.g. the test heartbeat).
+ * its own proxy (unless `direct`). `env` is added to every process (e.g. the test heartbeat).
  */
 export async function startSplitDeployment(options: {
   count: number;
   env?: NodeJS.ProcessEnv;
+  /** Data planes connect to the control plane directly, not through their proxy (benches). */
+  direct?: boolean;
 }): Promise<SplitDeployment> {
   if (!postgresUrl) throw new Error('DATABASE_URL is not set');
   const schema = uniqueSchemaName();
@@ -233,7 +235,7 @@ export async function startSplitDeployment(options: {
       [
         'data-plane',
         '--control-plane',
-        plane.proxy.url,
+        options.direct ? controlPlane.url : plane.proxy.url,
         '--credential-file',
         plane.credentialFile,
         '--name',
