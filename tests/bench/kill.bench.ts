@@ -7,7 +7,10 @@
 //   - the kill request's own latency (commit, local abort, fan-out with acknowledgements, durable
 //     audit, answer);
 //   - from the answer until each data plane refuses the agent: inspect sent to all three at
-//     once, again and again back to back, until each answers 403 AGENT_REVOKED.
+//     once, again and again back to back, until each answers 403 AGENT_REVOKED;
+//   - the reference of the same run: the same three inspects just before the kill, agent live.
+//     When every data plane confirmed before the answer, the first poll is refused, and the
+//     measure is that round trip: compare it with the reference on a loaded machine.
 // Also reported: the control plane's recorded slowest acknowledgement (propagation.slowestMs) and
 // how many kills it confirmed on all three.
 import { randomUUID } from 'node:crypto';
@@ -94,6 +97,7 @@ export default async function kill(ctx: BenchContext): Promise<void> {
     ctx.progress(`every data plane serves the ${AGENTS} agents; killing ${KILLS}`);
 
     const requestMs: number[] = [];
+    const referenceMs: number[] = [];
     const everywhereMs: number[] = [];
     const perPlane = new Map<string, number[]>(d.dataPlanes.map((p) => [p.name, []]));
     const slowestAck: number[] = [];
@@ -101,6 +105,16 @@ export default async function kill(ctx: BenchContext): Promise<void> {
     for (let i = 0; i < WARMUP_KILLS + KILLS; i += 1) {
       const agent = agents[i] as (typeof agents)[number];
       const receiver = d.dataPlanes[i % d.dataPlanes.length] as DataPlaneProcess;
+      // The reference of the same run: the same three inspects while the agent is still live.
+      const referenceStarted = performance.now();
+      const live = await Promise.all(
+        d.dataPlanes.map(async (plane) => {
+          const status = await inspect(plane, agent.id);
+          if (status !== 200) throw new Error(`${plane.name} answered ${status} before the kill`);
+          return performance.now();
+        }),
+      );
+      const reference = Math.max(...live) - referenceStarted;
       const started = performance.now();
       const response = await fetch(
         `${receiver.url}/api/v2/infrastructure/agents/${agent.publicKey}/kill`,
@@ -130,6 +144,7 @@ export default async function kill(ctx: BenchContext): Promise<void> {
         }),
       );
       if (i < WARMUP_KILLS) continue;
+      referenceMs.push(reference);
       requestMs.push(answered - started);
       everywhereMs.push(Math.max(...refusedAt) - answered);
       d.dataPlanes.forEach((plane, j) => {
@@ -152,6 +167,7 @@ export default async function kill(ctx: BenchContext): Promise<void> {
         ...d.dataPlanes.map((plane) =>
           row(`kill answer → refused on ${plane.name}`, perPlane.get(plane.name) ?? []),
         ),
+        row('reference: inspect answered by all 3, agent live (same polling)', referenceMs),
         row('kill request (REST, until the answer)', requestMs),
         row('propagation.slowestMs (fan-out → last acknowledgement)', slowestAck),
       ],
