@@ -172,4 +172,19 @@ describeEachDatabase('kill switch', (kind) => {
       expect(kills).toBe(1);
     });
   });
+
+  it('two kills of one agent at once: both 200 with the same kill, one audit entry', async () => {
+    const victim = await scene.addVictim();
+    const [first, second] = await Promise.all([
+      postKill(scene.gateway, victim.key.publicKeyMultibase, { reason: 'first' }, scene.killKey),
+      postKill(scene.gateway, victim.key.publicKeyMultibase, { reason: 'second' }, scene.killKey),
+    ]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.body).toEqual(first.body);
+    await scene.gateway.runtime.audit.flush();
+    const audited = await scene.gateway.db.prisma.auditEntry.count({
+      where: { action: 'agent.killed', resourceId: victim.id },
+    });
+    expect(audited).toBe(1);
+  });
 });
