@@ -96,7 +96,7 @@ export class KillSwitch {
 
   async #complete(committed: CommitKillOutcome, actor: string): Promise<KillOutcome> {
     const { db, events, applier } = this.#options;
-    let { kill } = committed;
+    const { kill } = committed;
     if (!committed.created) {
       // Another receiver may be completing it: give it the time a kill takes, then take over.
       const completed = await this.#awaitOtherReceiver(kill);
@@ -132,7 +132,6 @@ export class KillSwitch {
       events.publish({ type: EVENT_TYPES.AGENT_KILL_COMMITTED, tenantId, kill: reference });
     }
     const propagation = kill.propagation ?? (await propagated) ?? this.#receiverOnly();
-    kill = (await findKillBySeq(db, kill.seq)) ?? kill;
     const abortedExecutions = abortedHere + propagation.abortedExecutions;
     const answerPropagation = {
       dataPlanes: propagation.dataPlanes,

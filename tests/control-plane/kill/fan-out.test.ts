@@ -10,6 +10,7 @@ import {
   KillFanOut,
   type KillSink,
 } from '../../../control-plane/kill/fan-out.js';
+import { KeyCustody } from '../../../control-plane/services/agentiam/custody.js';
 import { KillSwitch } from '../../../data-plane/kill/kill-switch.js';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
 import type { AgentKillDelta } from '../../../shared/config-stream/protocol.js';
@@ -138,5 +139,61 @@ describeEachDatabase('kill fan-out', (kind) => {
     expect(listAfter.credential).toEqual(lists[0]!.credential);
     const tenantAfter = await db.prisma.tenant.findUniqueOrThrow({ where: { id: scene.tenantId } });
     expect(tenantAfter.configVersion).toBe(tenantBefore.configVersion);
+  });
+
+  it('a control plane that cannot sign still fans the kill out: the delta carries the agent only', async () => {
+    const { gateway } = scene;
+    const { runtime, db } = gateway;
+    await runtime.killFanOut?.stop();
+    const victim = await scene.addVictim();
+    const listId = (
+      victim.credential.credentialStatus as { statusListCredential: string }
+    ).statusListCredential
+      .split('/')
+      .pop() as string;
+    const listBefore = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
+    const receiver = new KillSwitch({
+      db,
+      audit: runtime.audit,
+      events: runtime.events,
+      applier: runtime.killApplier,
+      processName: 'dp-lonely',
+      propagationWaitMs: 50,
+      logger: pino({ level: 'silent' }),
+    });
+    const { answer } = await receiver.kill({
+      tenantId: scene.tenantId,
+      target: { agentId: victim.id },
+      reason: 'no master key',
+      actor: 'api_key:test',
+    });
+    const delivered: AgentKillDelta[] = [];
+    const fanOut = new KillFanOut({
+      db,
+      events: runtime.events,
+      custody: new KeyCustody(),
+      publicUrl: runtime.publicUrl,
+      logger: pino({ level: 'silent' }),
+      applyLocally: (delta) => {
+        delivered.push(delta);
+        return { aborted: 0 };
+      },
+    });
+    const propagated = runtime.events.subscribe(
+      (event) =>
+        event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === answer.killId,
+    );
+    await fanOut.start();
+    const event = await propagated.next();
+    await propagated.return?.();
+    await fanOut.stop();
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toMatchObject({ agentId: victim.id, statusLists: [] });
+    // A control plane alone is no data plane: nothing confirmed, but it was reached.
+    expect(event.value).toMatchObject({
+      propagation: { dataPlanes: 0, confirmed: 0, slowestMs: null, controlPlaneReached: true },
+    });
+    const listAfter = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
+    expect(listAfter.version).toBe(listBefore.version);
   });
 });
