@@ -1,8 +1,8 @@
 // The kill switch in GraphQL: the killAgent mutation (the REST kill's twin, DESIGN.md §7: same
 // rules, same answer; the work is the receiver's KillSwitch, injected by the composition as
-// `killAgent`, since the control plane never imports the data plane) and the agentEvents
-// subscription (agents of the caller's tenant as they are spawned and killed, for consoles, each
-// killed one with its kill as answered).
+// `killAgent`, since the control plane never imports the data plane), Agent.kill (the stored
+// answer) and the agentEvents subscription (agents of the caller's tenant as they are spawned and
+// killed, for consoles, each killed one with its kill as answered).
 import { gatewayError } from '../../../shared/errors/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
@@ -88,6 +88,16 @@ const AgentKillRef = builder.objectRef<KillAnswer>('AgentKill').implement({
     }),
   }),
 });
+
+builder.prismaObjectFields('Agent', (t) => ({
+  kill: t.field({
+    type: AgentKillRef,
+    nullable: true,
+    description: 'The kill of this agent as answered; null while it lives (or its kill completes).',
+    resolve: async (agent, _args, context) =>
+      (await findKillOfAgent(context.db, agent.tenantId, agent.id))?.answer ?? null,
+  }),
+}));
 
 builder.mutationField('killAgent', (t) =>
   t.field({

@@ -70,6 +70,17 @@ describeEachDatabase('GraphQL killAgent and agentEvents', (kind) => {
         controlPlaneReached: true,
       },
     });
+    const read = await graphql<Record<string, Loose>>(
+      scene.gateway.url,
+      killKey,
+      'query($id: ID!) { agent(id: $id) { status kill { killId auditId reason } } }',
+      { id: victim.id },
+    );
+    expect(read.errors).toBeUndefined();
+    expect(read.data?.agent).toEqual({
+      status: 'killed',
+      kill: { killId: killed.killId, auditId: killed.auditId, reason: 'graphql kill' },
+    });
     const again = await kill({ publicKey: victim.key.publicKeyMultibase, reason: 'again' });
     expect(again.data?.killAgent).toEqual(killed);
     const rest = await postKill(
