@@ -3,9 +3,11 @@
 // endpoint, introspection, its credential (as the gateway serves the status list and as an
 // independent verifier reads it), a delegation chain through it, its held approval's long-poll,
 // and the call it had in flight at a real MCP SDK upstream (which sees the connection closed).
-// Then idempotency: a second kill answers the original, and agent.killed is audited once.
+// Then idempotency: a second kill answers the original, two at once answer one kill, a kill whose
+// receiver died after the commit is completed by the next request — agent.killed audited once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
+import { commitKill } from '../../../storage/agent-kills.js';
 import { verifyAsThirdParty } from '../../support/agentiam.js';
 import { verifyChainOverHttp } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
@@ -186,5 +188,40 @@ describeEachDatabase('kill switch', (kind) => {
       where: { action: 'agent.killed', resourceId: victim.id },
     });
     expect(audited).toBe(1);
+  });
+
+  it('a kill whose receiver died after the commit is completed by the next request, audited once', async () => {
+    const victim = await scene.addVictim();
+    // What a receiver that died right after step 1 leaves: the commit, nothing else.
+    const committed = await commitKill(scene.gateway.db, {
+      tenantId: scene.tenantId,
+      target: { publicKey: victim.key.publicKeyMultibase },
+      reason: 'receiver died',
+      killedBy: 'api_key:gone',
+      receivedBy: 'dp-dead',
+    });
+    expect(committed?.created).toBe(true);
+    const answer = await postKill(
+      scene.gateway,
+      victim.key.publicKeyMultibase,
+      { reason: 'retry' },
+      scene.killKey,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      killId: committed?.kill.id,
+      reason: 'receiver died',
+      revoked: { credentials: 1, delegations: 1, oauthClients: 1, tokens: 1 },
+      propagation: { confirmedBy: ['local'], controlPlaneReached: true },
+    });
+    expect((await scene.gateway.inspect(inspectBody(victim.id, { tool: 'echo' }))).status).toBe(
+      403,
+    );
+    await scene.gateway.runtime.audit.flush();
+    const audited = await scene.gateway.db.prisma.auditEntry.findMany({
+      where: { action: 'agent.killed', resourceId: victim.id },
+    });
+    expect(audited).toHaveLength(1);
+    expect(audited[0]!.metadata).toMatchObject({ receivedBy: 'dp-dead', reason: 'receiver died' });
   });
 });
