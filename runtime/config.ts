@@ -32,6 +32,10 @@ export interface GatewayConfig {
    * dataDir (runtime/master-key.ts). Only processes that sign (start, control-plane) use it.
    */
   readonly masterKey: Buffer | undefined;
+  /** AGENT_GATEWAY_STREAM_HEARTBEAT_MS: the configuration stream's heartbeat (both planes agree). */
+  readonly streamHeartbeatMs: number;
+  /** AGENT_GATEWAY_KILL_ACK_WAIT_MS: how long a kill waits for the data planes' acknowledgements. */
+  readonly killAckWaitMs: number;
 }
 
 export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
@@ -72,6 +76,16 @@ export const CONFIG_VARIABLES = [
     MASTER_KEY_VARIABLE,
     '(<data dir>/master-key)',
     'Master key sealing the tenant CA keys: 32 bytes as 64 hex digits or 43 base64url characters. Unset: a key file made (mode 0600) on first start. The same value on every control plane; losing it loses the CA keys.',
+  ],
+  [
+    'AGENT_GATEWAY_KILL_ACK_WAIT_MS',
+    '250',
+    "How long a kill waits for the data planes' acknowledgements before it answers (the answer's propagation names who confirmed).",
+  ],
+  [
+    'AGENT_GATEWAY_STREAM_HEARTBEAT_MS',
+    '15000',
+    'Heartbeat of the configuration stream; a data plane treats three missed ones as a lost stream. The same on every process.',
   ],
   [
     'NEXUS_REQUIRE_MCP_OAUTH',
@@ -124,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     ),
     publicUrl,
     masterKey,
+    streamHeartbeatMs: integer(env, 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS', 15_000, 10, 600_000),
+    killAckWaitMs: integer(env, 'AGENT_GATEWAY_KILL_ACK_WAIT_MS', 250, 0, 60_000),
   };
 }
 

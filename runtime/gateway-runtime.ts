@@ -12,6 +12,7 @@ import { SnapshotPublisher } from '../control-plane/snapshot/publisher.js';
 import { ConfigStreamHub } from '../control-plane/stream/hub.js';
 import { HubKillSink } from '../control-plane/stream/kill-sink.js';
 import { ToolRefresher } from '../control-plane/tools/refresher.js';
+import { DelegationLinkRecorder } from '../data-plane/agentiam/delegation-links.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
@@ -69,6 +70,8 @@ export interface GatewayRuntime {
   readonly tokenSigner: TokenSigner | undefined;
   /** Writes issued access tokens (IssuedToken rows) in batches; flushed by `stop()`. */
   readonly issuedTokens: IssuedTokenRecorder;
+  /** Records the delegation links this process verified (the kill switch revokes them). */
+  readonly delegationLinks: DelegationLinkRecorder;
   /** Applies kill deltas to this process's store, executions and upstream sessions. */
   readonly killApplier: KillApplier;
   /** The receiver's side of the kill switch (REST kill, GraphQL killAgent). */
@@ -131,6 +134,8 @@ export interface GatewayRuntimeOptions {
   /** Kill switch waits (defaults: 2000 ms for the propagation, 250 ms for acknowledgements). */
   readonly killPropagationWaitMs?: number;
   readonly killAckWaitMs?: number;
+  /** The configuration stream's heartbeat (default the protocol's 15 s). */
+  readonly streamHeartbeatMs?: number;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -182,6 +187,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const executions = new ExecutionRegistry();
   const keyUsage = new KeyUsageRecorder(db, { logger });
   const issuedTokens = new IssuedTokenRecorder(db, { logger });
+  const delegationLinks = new DelegationLinkRecorder(db, { logger });
   const revokedTokens = new RevokedTokens();
   const processName = options.processName ?? 'local';
   const killApplier = createKillApplier({ store, executions, upstream, logger });
@@ -234,6 +240,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           listedTools,
           publicUrl,
           killSwitch,
+          agentIam: { onChainVerified: delegationLinks.onChainVerified },
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
                 revoked: revokedTokens,
@@ -250,6 +257,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   let configStream: ConfigStreamHub | undefined;
   if (role === 'control-plane') {
     configStream = new ConfigStreamHub({
+      heartbeatMs: options.streamHeartbeatMs,
       onBehind: (version) => {
         publisher.publishAbove(version).catch((error: unknown) => {
           logger.error({ err: error }, 'configuration snapshot build failed');
@@ -290,6 +298,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     keyCustody,
     tokenSigner,
     issuedTokens,
+    delegationLinks,
     killApplier,
     killSwitch,
     killFanOut,
@@ -307,6 +316,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       configStream?.close();
       await keyUsage.stop();
       await issuedTokens.stop();
+      await delegationLinks.stop();
       await audit.close();
       await upstream.close();
       await events.close();

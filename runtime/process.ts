@@ -82,6 +82,8 @@ export async function startProcess(
         toolsListWaitMs: config.toolsListWaitMs,
         toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
         accessLog: config.accessLog,
+        killAckWaitMs: config.killAckWaitMs,
+        streamHeartbeatMs: config.streamHeartbeatMs,
         role: plan.role,
         ...(plan.processName ? { processName: plan.processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),

@@ -9,7 +9,6 @@
 // kill table (data-plane/remote/kill-guard.ts).
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { streamHeartbeatMs } from '../control-plane/stream/hub.js';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
 import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
@@ -57,7 +56,7 @@ export async function startDataPlane(
         name: options.name,
         snapshotFile,
         logger,
-        heartbeatMs: streamHeartbeatMs(),
+        heartbeatMs: config.streamHeartbeatMs,
         apply: (snapshot) => applySnapshot(store, snapshot, metrics, logger),
         applyKill: (delta) => killApplier.apply(delta),
       });

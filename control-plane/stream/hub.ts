@@ -58,15 +58,6 @@ export type KillAcknowledgementListener = (
   aborted: number,
 ) => void;
 
-/**
- * The heartbeat period: `AGENT_GATEWAY_STREAM_HEARTBEAT_MS` when set (tests only: a stale stream
- * in less than 45 s; both planes must agree), else the protocol's 15 s.
- */
-export function streamHeartbeatMs(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.AGENT_GATEWAY_STREAM_HEARTBEAT_MS);
-  return Number.isSafeInteger(value) && value >= 10 ? value : HEARTBEAT_INTERVAL_MS;
-}
-
 interface HeldClient {
   since: number;
   epoch: string;
@@ -76,7 +67,7 @@ interface HeldClient {
 }
 
 export interface ConfigStreamHubOptions {
-  /** Default: `streamHeartbeatMs()`. */
+  /** Default: the protocol's 15 s (AGENT_GATEWAY_STREAM_HEARTBEAT_MS, runtime/config.ts). */
   readonly heartbeatMs?: number;
   /** A client that buffers more than this many bytes is disconnected (it resumes later). */
   readonly maxBacklogBytes?: number;
@@ -100,7 +91,7 @@ export class ConfigStreamHub implements SnapshotSink {
     this.#onBehind = options.onBehind;
     this.#heartbeat = setInterval(
       () => this.#sendHeartbeat(),
-      options.heartbeatMs ?? streamHeartbeatMs(),
+      options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
     );
     this.#heartbeat.unref();
   }

@@ -56,8 +56,7 @@ export class KillGuard {
           { reason: (error as Error).message },
           'kill table unreadable and the configuration stream stale; refusing requests',
         );
-        // TODO(lead): a dedicated 503 code (KILL_STATE_UNCONFIRMED) once it is registered.
-        throw gatewayError('INTERNAL_ERROR', undefined, { cause: error });
+        throw gatewayError('KILL_STATE_UNCONFIRMED', undefined, { cause: error });
       }
       this.#options.logger.warn(
         { reason: (error as Error).message },

@@ -2,9 +2,14 @@
 // serves it and the data planes that consume it, so the two sides cannot drift apart.
 import type { StatusListConfig } from '../snapshot/index.js';
 
-/** Server-Sent Events: full snapshots and heartbeats. */
+/**
+ * Server-Sent Events: full snapshots, kill deltas and heartbeats. Query: `since`/`epoch` (the
+ * snapshot held), `name`, and `kills=<seq>` (the kill cursor): on connect the stream sends every
+ * kill after the cursor, then the snapshot when the client is behind, then a heartbeat that means
+ * "caught up" (docs/config-push.md, Deltas: kills).
+ */
 export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
-/** POST { version }: the snapshot version a data plane applied. */
+/** POST `{ version }` (a snapshot applied) or a KillAcknowledgement `{ kill, aborted }`. */
 export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
 /** The SSE event carrying a whole snapshot as JSON, with id `<epoch>:<version>`. */

@@ -97,6 +97,14 @@ export const ERROR_CODES = {
       "The kill switch's path names no agent of the caller's tenant. A lookup by path answers 404 (the resource is absent), whereas inspect's pipeline step answers AGENT_UNKNOWN 403 (a decision about a call, audited as a deny).",
     hint: "Use the agent's publicKey in the z6Mk… form (the agents query or the spawn answer shows it), with an API key of the agent's tenant.",
   },
+  KILL_STATE_UNCONFIRMED: {
+    status: 503,
+    message:
+      'this data plane cannot confirm which agents are killed: its configuration stream is stale and the kill table cannot be read',
+    summary:
+      'A data plane that has lost the configuration stream for three heartbeats and cannot read the kill table refuses requests rather than serve an agent that may be killed.',
+    hint: 'Check that the data plane reaches PostgreSQL (DATABASE_URL) and the control plane (--control-plane); it serves again as soon as either answers.',
+  },
   AGENT_TOOLS_EXCEED_PARENT: {
     status: 400,
     message: 'allowed_tools names tools the parent agent {parentAgentId} may not use: {tools}',

@@ -90,7 +90,12 @@ function nextLog(
     upstream = await startBlockingUpstream();
     d = await startSplitDeployment({
       count: 3,
-      env: { AGENT_GATEWAY_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) },
+      // A busy CI machine may take longer than the default 250 ms to acknowledge: waiting longer
+      // changes nothing when all confirm early (the wait ends with the last acknowledgement).
+      env: {
+        AGENT_GATEWAY_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS),
+        AGENT_GATEWAY_KILL_ACK_WAIT_MS: '10000',
+      },
     });
     await registerMcpServer(d.db, { tenantId: d.tenantId, serverId: 'tools', url: upstream.url });
     await updateGatewayPolicy(d.db, d.tenantId, { trustedServers: ['tools'] }, 'test');

@@ -13,6 +13,7 @@ import {
   delegate,
   issueCredential,
   type KeyedAgent,
+  verifyChainOverHttp,
 } from '../../support/agentiam-client.js';
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -139,12 +140,23 @@ export async function startKillScene(kind: DatabaseKindUnderTest): Promise<KillS
         tools: ['echo'],
         expiresAt,
       });
-      // The link the victim issued, as a data plane records it on first sight.
-      await gateway.db.query(
-        `insert into delegation_links ("tenantId", id, "issuerAgentId", "subjectAgentId", tools,
-           "expiresAt") values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
-        [tenantId, victimToDelegate.id, victim.id, delegateAgent.id, ['echo'], expiresAt],
+      const chain = {
+        root_credential: rootCredential,
+        delegation_chain: [rootToVictim, victimToDelegate],
+        requested_tool: 'echo',
+      };
+      // Verified once before the kill: the data plane records the links it verified, and the
+      // kill revokes the one the victim issued.
+      const verified = await verifyChainOverHttp(gateway, chain);
+      if (verified.body.valid !== true) {
+        throw new Error(`chain not valid: ${JSON.stringify(verified.body)}`);
+      }
+      await gateway.runtime.delegationLinks.flush();
+      const recorded = await gateway.db.query<{ id: string }>(
+        `select id from delegation_links where "tenantId" = $1 and "issuerAgentId" = $2`,
+        [tenantId, victim.id],
       );
+      if (recorded.length !== 1) throw new Error('the verified delegation link was not recorded');
       const client = await addClient(victim.id);
       const observer = await addClient(root.id);
       await gateway.sync();
@@ -156,11 +168,7 @@ export async function startKillScene(kind: DatabaseKindUnderTest): Promise<KillS
         credential,
         client,
         token: token.body.access_token as string,
-        chain: {
-          root_credential: rootCredential,
-          delegation_chain: [rootToVictim, victimToDelegate],
-          requested_tool: 'echo',
-        },
+        chain,
         observer,
       };
     },

@@ -116,7 +116,8 @@ describe('kill guard', () => {
     table.pending.shift()?.reject(new Error('connection refused'));
     const error = await refused.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).status).toBe(500);
+    expect((error as GatewayError).status).toBe(503);
+    expect((error as GatewayError).code).toBe('KILL_STATE_UNCONFIRMED');
   });
 
   it('serves from the last state when the table cannot be read while the stream only reconnects', async () => {
@@ -154,8 +155,8 @@ describe('kill guard as a hook', () => {
   it('guards routes registered before it, not health probes', async () => {
     const server = await app;
     const refused = await server.inject({ method: 'GET', url: '/work' });
-    expect(refused.statusCode).toBe(500);
-    expect(refused.json().reasonCode).toBe('INTERNAL_ERROR');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json().reasonCode).toBe('KILL_STATE_UNCONFIRMED');
     expect(reads).toEqual([0]);
     const health = await server.inject({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(200);
