@@ -33,13 +33,14 @@ import {
   generateEd25519KeyMaterial,
   toPrivateJwk,
 } from '../../shared/agentiam/ed25519-keys.js';
-import { AGENT_RULES } from '../../shared/agents/agent-rules.js';
+import { AGENT_RULES, UNSTORABLE_TEXT } from '../../shared/agents/agent-rules.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asAgentId, asTenantId } from '../../shared/ids.js';
 import { generateClientId, generateClientSecret } from '../../shared/oauth/client-credentials.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import { isStorableText } from '../../shared/text/storable-text.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -74,7 +75,8 @@ function nonBlank(max: number) {
   return z
     .string()
     .max(max, `must be 1-${max} characters`)
-    .regex(/\S/, `must be 1-${max} characters, not only spaces`);
+    .regex(/\S/, `must be 1-${max} characters, not only spaces`)
+    .refine(isStorableText, UNSTORABLE_TEXT);
 }
 
 /**
@@ -85,7 +87,8 @@ export const SPAWN_RULES = {
   name: AGENT_RULES.name,
   systemPrompt: z
     .string()
-    .max(SYSTEM_PROMPT_MAX, `must be at most ${SYSTEM_PROMPT_MAX} characters`),
+    .max(SYSTEM_PROMPT_MAX, `must be at most ${SYSTEM_PROMPT_MAX} characters`)
+    .refine(isStorableText, UNSTORABLE_TEXT),
   personaTone: nonBlank(PERSONA_TONE_MAX),
   personaLanguage: nonBlank(PERSONA_LANGUAGE_MAX),
   allowedTools: AGENT_RULES.allowedTools,
@@ -97,8 +100,12 @@ export const SPAWN_RULES = {
     .int('must be a whole number of seconds')
     .min(CREDENTIAL_TTL_SECONDS.min, `must be at least ${CREDENTIAL_TTL_SECONDS.min}`)
     .max(CREDENTIAL_TTL_SECONDS.max, `must be at most ${CREDENTIAL_TTL_SECONDS.max} (30 days)`),
-  parentAgentId: z.string().min(1).max(256),
-  supervisingUserId: z.string().min(1).max(SUPERVISING_USER_ID_MAX),
+  parentAgentId: z.string().min(1).max(256).refine(isStorableText, UNSTORABLE_TEXT),
+  supervisingUserId: z
+    .string()
+    .min(1)
+    .max(SUPERVISING_USER_ID_MAX)
+    .refine(isStorableText, UNSTORABLE_TEXT),
 } as const;
 
 export type SpawnField =

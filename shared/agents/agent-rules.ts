@@ -6,13 +6,23 @@
 // checked by the caller with the tenant's servers at hand (control-plane/services/agents.ts).
 import { z } from 'zod';
 import { isEd25519PublicKey } from '../identity/ed25519-multibase.js';
+import { isStorableText } from '../text/storable-text.js';
+
+/** PostgreSQL text cannot hold NUL or an unpaired surrogate: such a field is refused by name. */
+export const UNSTORABLE_TEXT = 'must not contain NUL (U+0000) or an unpaired surrogate';
+
+/** A string the database stores exactly (see shared/text/storable-text.ts). */
+export function storableString() {
+  return z.string().refine(isStorableText, UNSTORABLE_TEXT);
+}
 
 /** Text that is not only whitespace and at most `max` characters long. */
 function nonBlankText(max: number) {
   return z
     .string()
     .max(max, `must be 1-${max} characters`)
-    .regex(/\S/, `must be 1-${max} characters, not only spaces`);
+    .regex(/\S/, `must be 1-${max} characters, not only spaces`)
+    .refine(isStorableText, UNSTORABLE_TEXT);
 }
 
 export const AGENT_NAME_MAX = 200;
@@ -41,7 +51,8 @@ export const AGENT_RULES = {
       z
         .string()
         .min(1, `must be a tool name of 1-${AGENT_TOOL_NAME_MAX} characters`)
-        .max(AGENT_TOOL_NAME_MAX, `must be a tool name of 1-${AGENT_TOOL_NAME_MAX} characters`),
+        .max(AGENT_TOOL_NAME_MAX, `must be a tool name of 1-${AGENT_TOOL_NAME_MAX} characters`)
+        .refine(isStorableText, UNSTORABLE_TEXT),
     )
     .max(AGENT_TOOLS_MAX, `must list at most ${AGENT_TOOLS_MAX} tools`),
   /** MCP servers the agent may obtain tokens for; each must also be registered in the tenant. */

@@ -72,6 +72,11 @@ describeEachDatabase('refusing to spawn', (kind) => {
     ['name empty', { name: '' }, 'name'],
     ['name only spaces', { name: '   ' }, 'name'],
     ['name too long', { name: 'n'.repeat(201) }, 'name'],
+    // PostgreSQL text cannot hold NUL or a lone surrogate (found by the fuzz test: it was a 500).
+    ['name with NUL', { name: 'a\u0000b' }, 'name'],
+    ['system_prompt with a lone surrogate', { system_prompt: 'x\ud800y' }, 'system_prompt'],
+    ['persona.tone with NUL', { persona: { tone: '\u0000', language: 'en' } }, 'persona.tone'],
+    ['a tool name with NUL', { allowed_tools: ['ec\u0000ho'] }, 'allowed_tools.0'],
     ['system_prompt missing', { system_prompt: undefined }, 'system_prompt'],
     ['system_prompt not a string', { system_prompt: 42 }, 'system_prompt'],
     ['system_prompt too long', { system_prompt: 'p'.repeat(32_769) }, 'system_prompt'],
