@@ -45,14 +45,19 @@ import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
-import { CREDENTIAL_TTL_SECONDS, SUPERVISING_USER_ID_MAX } from './agentiam/credentials.js';
+import {
+  auditKeyCreated,
+  CREDENTIAL_TTL_SECONDS,
+  invalidField,
+  requireTenant,
+  SUPERVISING_USER_ID_MAX,
+} from './agentiam/credentials.js';
 import type { KeyCustody } from './agentiam/custody.js';
 import {
   CA_KEY_STATUS,
   type CaKeyRecord,
   caSigner,
   getOrCreateActiveCaKey,
-  lockTenant,
   type Transaction,
 } from './agentiam/signing-keys.js';
 import { allocateStatusEntry, type StatusEntry } from './agentiam/status-lists.js';
@@ -556,35 +561,5 @@ async function commitSpawn(deps: SpawnServiceDependencies, c: CommitInput): Prom
       return { answer, signingKeyId: c.key.id, entry: c.entry };
     },
     { maxWait: WRITE_TIMEOUT_MS, timeout: WRITE_TIMEOUT_MS },
-  );
-}
-
-async function requireTenant(tx: Transaction, tenantId: string): Promise<void> {
-  if (!(await lockTenant(tx, tenantId))) {
-    throw gatewayError('NOT_FOUND', { resource: `tenant ${tenantId}` });
-  }
-}
-
-async function auditKeyCreated(deps: SpawnServiceDependencies, key: CaKeyRecord) {
-  await deps.audit.append({
-    tenantId: key.tenantId,
-    action: AUDIT_ACTIONS.SIGNING_KEY_CREATED,
-    resourceType: 'signing_key',
-    resourceId: key.id,
-    metadata: {
-      actorType: 'system',
-      purpose: 'agentiam-ca',
-      publicKeyMultibase: key.publicKey,
-      reason: 'first credential of the tenant',
-    },
-  });
-}
-
-function invalidField(field: string, message: string) {
-  const issues = [{ field, message }];
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues } },
   );
 }

@@ -308,13 +308,18 @@ async function requireIssuableAgent(tx: Transaction, tenantId: string, agentId: 
   return agent;
 }
 
-async function requireTenant(tx: Transaction, tenantId: string): Promise<void> {
+/** Takes the tenant's row lock (signing-keys.ts); NOT_FOUND for a tenant that does not exist. */
+export async function requireTenant(tx: Transaction, tenantId: string): Promise<void> {
   if (!(await lockTenant(tx, tenantId))) {
     throw gatewayError('NOT_FOUND', { resource: `tenant ${tenantId}` });
   }
 }
 
-async function auditKeyCreated(deps: AgentIamServiceDependencies, key: CaKeyRecord) {
+/** Audits the tenant's first CA key, made by the issuance that needed it. */
+export async function auditKeyCreated(
+  deps: Pick<AgentIamServiceDependencies, 'audit'>,
+  key: CaKeyRecord,
+) {
   await deps.audit.append({
     tenantId: key.tenantId,
     action: AUDIT_ACTIONS.SIGNING_KEY_CREATED,
@@ -329,7 +334,8 @@ async function auditKeyCreated(deps: AgentIamServiceDependencies, key: CaKeyReco
   });
 }
 
-function invalidField(field: string, message: string) {
+/** REQUEST_INVALID naming one field, with the `issues` list every validation answer carries. */
+export function invalidField(field: string, message: string) {
   const issues = [{ field, message }];
   return gatewayError(
     'REQUEST_INVALID',
