@@ -28,6 +28,7 @@ import type {
   CompiledGatewayPolicy,
   CompiledServer,
   CompiledTenant,
+  KillMarks,
 } from './compiled-types.js';
 import { KillOverlay } from './kill-overlay.js';
 import { compileAllowList, compileNameMatcher } from './name-matcher.js';
@@ -44,7 +45,7 @@ const bundledByUri: ReadonlyMap<string, CompiledPolicy> = new Map(
 export function compileTenant(
   config: TenantConfig,
   previous: CompiledTenant | undefined,
-  kills: KillOverlay = new KillOverlay(),
+  kills: KillMarks = new KillOverlay(),
 ): CompiledTenant {
   const policiesByUri = new Map(bundledByUri);
   const policiesByContent = new Map<string, CompiledPolicy>();
@@ -136,7 +137,7 @@ function compileServer(tenant: TenantConfig, server: McpServerConfig): CompiledS
   };
 }
 
-function compileAgent(tenantId: TenantId, agent: AgentConfig, kills: KillOverlay): CompiledAgent {
+function compileAgent(tenantId: TenantId, agent: AgentConfig, kills: KillMarks): CompiledAgent {
   const killedInConfig = agent.status !== 'active';
   const id = agent.id;
   return {

@@ -23,6 +23,7 @@ import type {
   CompiledSnapshot,
   CompiledStatusList,
   CompiledTenant,
+  KillMarks,
   TenantRejection,
 } from './compiled-types.js';
 import { KillOverlay } from './kill-overlay.js';
@@ -36,7 +37,7 @@ export type * from './compiled-types.js';
 export function compileSnapshot(
   snapshot: ConfigSnapshot,
   previous?: CompiledSnapshot,
-  kills: KillOverlay = previous?.kills ?? new KillOverlay(),
+  kills: KillMarks = previous?.kills ?? new KillOverlay(),
 ): CompiledSnapshot {
   const rejecting = checkSnapshotConsistency(snapshot).filter((problem) => problem.rejectsTenant);
   const reasonsOf = groupProblemsByTenant(rejecting);

@@ -13,7 +13,6 @@ import type {
   ToolAnnotations,
 } from '../../shared/snapshot/index.js';
 import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
-import type { KillOverlay } from './kill-overlay.js';
 import type { NameMatcher } from './name-matcher.js';
 
 export interface CompiledSnapshot {
@@ -36,7 +35,24 @@ export interface CompiledSnapshot {
    * lists are looked up through it (`kills.statusListByUrl`, `kills.statusListById`), and
    * `CompiledAgent.killed` consults it.
    */
-  readonly kills: KillOverlay;
+  readonly kills: KillMarks;
+}
+
+/**
+ * What a compiled snapshot reads of the store's kill deltas (data-plane/store/kill-overlay.ts
+ * implements it): whether a delta killed an agent, and the newer of a snapshot's status list and
+ * an overlaid one.
+ */
+export interface KillMarks {
+  isKilled(agentId: string): boolean;
+  statusListByUrl(
+    url: string,
+    fromSnapshot: CompiledStatusList | undefined,
+  ): CompiledStatusList | undefined;
+  statusListById(
+    id: string,
+    fromSnapshot: CompiledStatusList | undefined,
+  ): CompiledStatusList | undefined;
 }
 
 export interface TenantRejection {

@@ -13,9 +13,9 @@
 // per store, shared by every snapshot it compiles, so a request still holding an older snapshot
 // sees a kill too.
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
-import type { CompiledStatusList } from './compiled-types.js';
+import type { CompiledStatusList, KillMarks } from './compiled-types.js';
 
-export class KillOverlay {
+export class KillOverlay implements KillMarks {
   /** agent id → the kill's seq. */
   readonly #agents = new Map<string, number>();
   /** Status lists by URL (what credentials name) and by StatusList id (what the route serves). */
