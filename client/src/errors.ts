@@ -1,0 +1,144 @@
+// The client's errors: a closed set, each a GatewayError with a stable `code`, so a `switch` over
+// `error.code` narrows. What the gateway decided (a deny, a revoked agent, a rejected approval)
+// carries the gateway's own identifiers (reasonCode, ruleId, auditId) for the developer's logs.
+
+export const GATEWAY_CLIENT_ERROR_CODES = [
+  'GATEWAY_CONFIG_INVALID',
+  'GATEWAY_DENIED',
+  'AGENT_REVOKED',
+  'APPROVAL_REJECTED',
+  'APPROVAL_EXPIRED',
+  'APPROVAL_TIMEOUT',
+  'GATEWAY_UNAVAILABLE',
+  'GATEWAY_REQUEST_FAILED',
+] as const;
+
+export type GatewayClientErrorCode = (typeof GATEWAY_CLIENT_ERROR_CODES)[number];
+
+export class GatewayError extends Error {
+  readonly code: GatewayClientErrorCode;
+
+  constructor(code: GatewayClientErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** The configuration is unusable; `field` names the option that is wrong. */
+export class GatewayConfigError extends GatewayError {
+  readonly field: string;
+
+  constructor(field: string, problem: string) {
+    super('GATEWAY_CONFIG_INVALID', `${field} ${problem}`);
+    this.field = field;
+  }
+}
+
+export interface DenialDetails {
+  readonly reasonCode: string;
+  readonly ruleId?: string | undefined;
+  readonly policy?: string | undefined;
+  readonly auditId?: string | undefined;
+  readonly inspectionId: string;
+  readonly message?: string | undefined;
+}
+
+/** The gateway denied the call: the tool did not run. */
+export class GatewayDenied extends GatewayError {
+  readonly reasonCode: string;
+  readonly ruleId: string | undefined;
+  readonly policy: string | undefined;
+  readonly auditId: string | undefined;
+  readonly inspectionId: string;
+
+  constructor(details: DenialDetails) {
+    super(
+      'GATEWAY_DENIED',
+      details.message ?? `the gateway denied the call: ${details.reasonCode}`,
+    );
+    this.reasonCode = details.reasonCode;
+    this.ruleId = details.ruleId;
+    this.policy = details.policy;
+    this.auditId = details.auditId;
+    this.inspectionId = details.inspectionId;
+  }
+}
+
+/** The agent was killed: every later call of this client fails at once, without a request. */
+export class AgentRevoked extends GatewayError {
+  readonly agentId: string;
+  readonly auditId: string | undefined;
+
+  constructor(agentId: string, auditId: string | undefined) {
+    super('AGENT_REVOKED', `agent ${agentId} is revoked (killed): the run must stop`);
+    this.agentId = agentId;
+    this.auditId = auditId;
+  }
+}
+
+/** An operator rejected the held call. */
+export class ApprovalRejected extends GatewayError {
+  readonly approvalId: string;
+  readonly reason: string | null;
+
+  constructor(approvalId: string, reason: string | null) {
+    super('APPROVAL_REJECTED', `approval ${approvalId} was rejected${reason ? `: ${reason}` : ''}`);
+    this.approvalId = approvalId;
+    this.reason = reason;
+  }
+}
+
+/** Nobody decided the held call before the approval expired on the gateway. */
+export class ApprovalExpired extends GatewayError {
+  readonly approvalId: string;
+
+  constructor(approvalId: string) {
+    super('APPROVAL_EXPIRED', `approval ${approvalId} expired before it was decided`);
+    this.approvalId = approvalId;
+  }
+}
+
+/** The client stopped waiting (approvalTimeoutMs); the approval may still be decided later. */
+export class ApprovalTimeout extends GatewayError {
+  readonly approvalId: string;
+
+  constructor(approvalId: string, timeoutMs: number) {
+    super('APPROVAL_TIMEOUT', `approval ${approvalId} was not decided within ${timeoutMs} ms`);
+    this.approvalId = approvalId;
+  }
+}
+
+/** The gateway could not be reached, timed out, or kept answering 429/503 after every retry. */
+export class GatewayUnavailable extends GatewayError {
+  /** The last HTTP status; 0 when no answer arrived (network failure, timeout). */
+  readonly status: number;
+  readonly attempts: number;
+
+  constructor(status: number, attempts: number, options?: { cause?: unknown }) {
+    super(
+      'GATEWAY_UNAVAILABLE',
+      status === 0
+        ? `the gateway did not answer (${attempts} attempt${attempts === 1 ? '' : 's'})`
+        : `the gateway answered ${status} after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+      options,
+    );
+    this.status = status;
+    this.attempts = attempts;
+  }
+}
+
+/** Any other unexpected answer (a bad API key, a missing scope, an unknown approval…). */
+export class GatewayRequestError extends GatewayError {
+  readonly status: number;
+  readonly reasonCode: string | null;
+
+  constructor(status: number, reasonCode: string | null, message?: string) {
+    super(
+      'GATEWAY_REQUEST_FAILED',
+      message ?? `the gateway answered ${status}${reasonCode ? ` ${reasonCode}` : ''}`,
+    );
+    this.status = status;
+    this.reasonCode = reasonCode;
+  }
+}
