@@ -1,47 +1,52 @@
-// Records when each API key was last used without a database write per request: uses are noted
-// in a Map (one set per request) and written in one UPDATE per interval. Operators see
-// `lastUsedAt` at most one interval late, which is what it is for: finding unused keys.
+// Records when each API key was last used without a database write per request: uses are queued
+// by key (one entry per key, the latest kept) and written in one UPDATE per interval by a
+// BatchedWriter. Operators see `lastUsedAt` at most one interval late, which is what it is for:
+// finding unused keys. The queue needs no bound: it holds at most one entry per existing key.
 import type { Logger } from 'pino';
+import { BatchedWriter } from '../storage/batched-writer.js';
 import type { Database } from '../storage/database.js';
+
+interface KeyUse {
+  readonly keyId: string;
+  /** Epoch milliseconds. */
+  readonly at: number;
+}
 
 export class KeyUsageRecorder {
   readonly #db: Database;
-  readonly #logger: Logger | undefined;
-  #pending = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #writer: BatchedWriter<KeyUse>;
 
   constructor(db: Database, options: { intervalMs?: number; logger?: Logger } = {}) {
     this.#db = db;
-    this.#logger = options.logger;
-    this.#timer = setInterval(() => {
-      this.flush().catch((error: unknown) =>
-        this.#logger?.warn({ err: error }, 'recording API key use failed'),
-      );
-    }, options.intervalMs ?? 30_000);
-    this.#timer.unref();
+    this.#writer = new BatchedWriter({
+      write: (batch) => this.#write(batch),
+      intervalMs: options.intervalMs ?? 30_000,
+      keyOf: (use) => use.keyId,
+      logger: options.logger,
+      failureMessage: 'recording API key use failed',
+    });
   }
 
   record(keyId: string, at = Date.now()): void {
-    this.#pending.set(keyId, at);
+    this.#writer.record({ keyId, at });
   }
 
-  async flush(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    const batch = this.#pending;
-    this.#pending = new Map();
-    const ids = [...batch.keys()];
-    const times = ids.map((id) => new Date(batch.get(id) as number).toISOString());
+  /** Writes every queued use; resolves once they are committed. */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+
+  /** Stops the timer and writes what is queued; a failed last write is logged, not thrown. */
+  stop(): Promise<void> {
+    return this.#writer.stop();
+  }
+
+  async #write(batch: readonly KeyUse[]): Promise<void> {
     await this.#db.query(
       `update api_keys k set "lastUsedAt" = greatest(coalesce(k."lastUsedAt", u.at), u.at)
          from unnest($1::text[], $2::timestamptz[]) as u(id, at)
         where k.id = u.id`,
-      [ids, times],
+      [batch.map((use) => use.keyId), batch.map((use) => new Date(use.at).toISOString())],
     );
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.flush();
   }
 }

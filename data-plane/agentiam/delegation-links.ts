@@ -3,7 +3,8 @@
 // make them — so the first verification is where it learns of one. Fed by the IdentityVerifier's
 // onChainVerified hook (the delegation verify route, identity on inspect, /oauth/authorize with a
 // delegation_chain), it must never slow or fail a verification: recording is a synchronous
-// in-memory step, written in one INSERT per interval (and on stop) with `on conflict do nothing`.
+// in-memory step, written in one INSERT per interval (and on stop) by a BatchedWriter, with
+// `on conflict do nothing`.
 // Memory is bounded: links already recorded are remembered per process up to a capacity (oldest
 // forgotten first, so at worst a link is written again, which changes nothing), and the queue
 // drops what exceeds its cap while the database is away (a dropped link is recorded at its next
@@ -11,6 +12,7 @@
 // switch would have left it.
 import type { Logger } from 'pino';
 import type { ChainResult } from '../../shared/agentiam/delegation-chain.js';
+import { BatchedWriter } from '../../storage/batched-writer.js';
 import type { Database } from '../../storage/database.js';
 
 export interface DelegationLinkRecord {
@@ -41,21 +43,23 @@ export class DelegationLinkRecorder {
   readonly #db: Database;
   readonly #logger: Logger | undefined;
   readonly #capacity: number;
-  readonly #maxPending: number;
   /** `<tenantId> <credential id>` of links queued or written, oldest first. */
   readonly #seen = new Set<string>();
-  #pending: DelegationLinkRecord[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #flushing: Promise<void> = Promise.resolve();
-  #dropped = 0;
+  readonly #writer: BatchedWriter<DelegationLinkRecord>;
 
   constructor(db: Database, options: DelegationLinkRecorderOptions = {}) {
     this.#db = db;
     this.#logger = options.logger;
     this.#capacity = options.capacity ?? 100_000;
-    this.#maxPending = options.maxPending ?? 10_000;
-    this.#timer = setInterval(() => this.#flushInBackground(), options.intervalMs ?? 1_000);
-    this.#timer.unref();
+    this.#writer = new BatchedWriter({
+      write: (batch) => this.#write(batch),
+      intervalMs: options.intervalMs ?? 1_000,
+      flushAt: FLUSH_AT,
+      maxPending: options.maxPending ?? 10_000,
+      logger: options.logger,
+      failureMessage: 'recording delegation links failed',
+      droppedMessage: 'delegation links not recorded (queue full)',
+    });
   }
 
   /**
@@ -83,50 +87,27 @@ export class DelegationLinkRecorder {
 
   /** Writes every queued link; resolves once they are committed. */
   flush(): Promise<void> {
-    const next = this.#flushing.catch(() => {}).then(() => this.#write());
-    this.#flushing = next;
-    return next;
+    return this.#writer.flush();
   }
 
   /** Stops the timer and writes what is queued; a failed last write is logged, not thrown. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.flush().catch((error: unknown) =>
-      this.#logger?.warn({ err: error }, 'recording delegation links failed'),
-    );
+  stop(): Promise<void> {
+    return this.#writer.stop();
   }
 
   #record(link: DelegationLinkRecord): void {
     const key = `${link.tenantId} ${link.id}`;
     if (this.#seen.has(key)) return;
-    if (this.#pending.length >= this.#maxPending) {
-      this.#dropped += 1;
-      return;
-    }
+    // Dropped (queue full): not remembered, so its next verification queues it again.
+    if (!this.#writer.record(link)) return;
     this.#seen.add(key);
     if (this.#seen.size > this.#capacity) {
       const oldest = this.#seen.values().next().value as string;
       this.#seen.delete(oldest);
     }
-    this.#pending.push(link);
-    if (this.#pending.length >= FLUSH_AT) this.#flushInBackground();
   }
 
-  #flushInBackground(): void {
-    this.flush().catch((error: unknown) =>
-      this.#logger?.warn({ err: error }, 'recording delegation links failed'),
-    );
-  }
-
-  async #write(): Promise<void> {
-    if (this.#dropped > 0) {
-      this.#logger?.warn({ dropped: this.#dropped }, 'delegation links not recorded (queue full)');
-      this.#dropped = 0;
-    }
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending;
-    this.#pending = [];
+  async #write(batch: readonly DelegationLinkRecord[]): Promise<void> {
     try {
       await this.#db.query(
         `insert into delegation_links
