@@ -1,5 +1,7 @@
 // Allowed calls: simulated (simulation mode, or an NPL SIMULATE decision outside shadow) with the
-// tenant's mock result, otherwise forwarded to the upstream (forward.ts).
+// tenant's mock result, otherwise forwarded to the upstream (forward.ts) — unless the caller
+// runs the tool itself (`forward: false`): then the decision is the whole answer, no upstream is
+// contacted and no forward token is minted.
 import type { FastifyReply } from 'fastify';
 import type { NplDecision } from '../../../shared/npl/index.js';
 import type { CompiledServer } from '../../store/compiled-snapshot.js';
@@ -40,6 +42,10 @@ export function answerAllow(
   if (call.mode === 'simulation' || outcome.simulate) {
     answer.simulated = true;
     answer.response = { jsonrpc: '2.0', id: call.rpc.id, result: simulatedResult(server, call) };
+    return sendAnswer(deps, exchange, answer);
+  }
+  if (!call.forward) {
+    answer.forwarded = false;
     return sendAnswer(deps, exchange, answer);
   }
   return forwardCall(deps, exchange, answer);

@@ -39,6 +39,8 @@ export interface InspectAnswer {
   auditId?: string;
   approval?: ApprovalView;
   simulated?: boolean;
+  /** false on an allow the caller asked not to forward (`forward: false`): no `response`. */
+  forwarded?: boolean;
   response?: unknown;
   shadow?: ShadowView;
 }
@@ -131,6 +133,7 @@ export const inspectAnswerSchema = {
       },
     },
     simulated: { type: 'boolean' },
+    forwarded: { type: 'boolean' },
     response: {},
     shadow: {
       type: 'object',

@@ -74,6 +74,12 @@ export const inspectBodySchema = z
         .describe(
           'For a delegate: the AgentDelegationCredentials from agent_credential to the caller, in order.',
         ),
+      forward: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe(
+          'Default true. false: decide, audit, hold or deny as always, but never contact the upstream (the agent runs the tool itself); an allow answers forwarded: false without response.',
+        ),
       request: jsonRpcCallSchema,
     },
     { error: 'must be a JSON object' },
@@ -101,6 +107,8 @@ export const INSPECT_FIELD_HINTS: Readonly<Record<string, string>> = (() => {
     agent_credential:
       'Send agent_credential as the identity credential object exactly as issued (docs/agentiam.md), or leave it out.',
     delegation_chain: `Send delegation_chain as an array of at most ${MAX_CHAIN_LINKS} delegation credentials, root side first, or leave it out.`,
+    forward:
+      'Leave forward out (the gateway forwards an allowed call), or send false when the agent runs the tool itself.',
     request:
       'Send the JSON-RPC 2.0 call in request: {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}, for tools/call params.name and params.arguments (an object).',
   };

@@ -47,6 +47,8 @@ export interface InspectRequest {
   readonly agentCredential: Readonly<Record<string, unknown>> | undefined;
   /** The presented delegation links, root side first. */
   readonly delegationChain: readonly unknown[] | undefined;
+  /** false: the agent runs the tool itself; an allow is decided and audited but never forwarded. */
+  readonly forward: boolean;
 }
 
 export interface JsonRpcCall {
@@ -113,6 +115,7 @@ function isPlainlyValid(body: unknown): body is InspectBody {
     (body.agent_credential !== undefined && !isRecord(body.agent_credential)) ||
     (body.delegation_chain !== undefined &&
       (!Array.isArray(body.delegation_chain) || body.delegation_chain.length > MAX_CHAIN_LINKS)) ||
+    (body.forward !== undefined && typeof body.forward !== 'boolean') ||
     !isRecord(rpc) ||
     rpc.jsonrpc !== '2.0' ||
     echoedRpcId(body) === null ||
@@ -202,6 +205,7 @@ export function parseInspectRequest(body: unknown): ParseResult {
       approvalId: call.approval_id === undefined ? undefined : asApprovalId(call.approval_id),
       agentCredential: call.agent_credential,
       delegationChain: call.delegation_chain,
+      forward: call.forward !== false,
     },
   };
 }

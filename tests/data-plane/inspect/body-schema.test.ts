@@ -41,6 +41,7 @@ const body = fc.record(
       fc.option(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }), { nil: undefined }),
       fc.oneof(badValue, fc.constant(Array.from({ length: 33 }, () => ({})))),
     ),
+    forward: mostly(fc.constantFrom(undefined, true, false), fc.constantFrom('false', 0, null)),
     request: mostly(
       fc.record(
         {
@@ -90,6 +91,7 @@ describe('inspect body: request.ts and body-schema.ts are one contract', () => {
           approvalId: value.approvalId,
           agentCredential: value.agentCredential,
           delegationChain: value.delegationChain,
+          forward: value.forward,
           rpc: { jsonrpc: value.rpc.jsonrpc, id: value.rpc.id, method: value.rpc.method },
         }).toEqual({
           agentId: schema.data.agent_id,
@@ -101,6 +103,7 @@ describe('inspect body: request.ts and body-schema.ts are one contract', () => {
           approvalId: schema.data.approval_id,
           agentCredential: schema.data.agent_credential,
           delegationChain: schema.data.delegation_chain,
+          forward: schema.data.forward !== false,
           rpc: {
             jsonrpc: schema.data.request.jsonrpc,
             id: schema.data.request.id,
