@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
+import { agentIdentityRoutes } from './routes/agent-identity.js';
 import { agentsSpawnRoutes } from './routes/agents-spawn.js';
 import { credentialsIssueRoutes } from './routes/credentials-issue.js';
 import { oauthRegisterRoutes } from './routes/oauth-register.js';
@@ -24,6 +25,7 @@ export async function controlPlanePlugin(
   await app.register(credentialsIssueRoutes, deps);
   await app.register(oauthRegisterRoutes, deps);
   await app.register(agentsSpawnRoutes, deps);
+  await app.register(agentIdentityRoutes, deps);
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
   }
