@@ -1,11 +1,12 @@
 // The configuration stream's pieces without processes: the SSE writer against the data plane's
 // parser, and the hub's resume rules (serialize once, resume by version and epoch).
 import { describe, expect, it } from 'vitest';
-import { ConfigStreamHub, type StreamClient } from '../../control-plane/stream/hub.js';
+import { ConfigStreamHub } from '../../control-plane/stream/hub.js';
 import { formatSseComment, formatSseEvent } from '../../control-plane/stream/sse.js';
 import { computeBackoffMs } from '../../data-plane/remote/client.js';
-import { type SseEvent, SseParser } from '../../data-plane/upstream/sse-parser.js';
+import type { SseEvent } from '../../data-plane/upstream/sse-parser.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import { parseSse, recordingStreamClient } from '../support/config-stream.js';
 
 const snapshot = (version: number): ConfigSnapshot => ({
   version,
@@ -14,30 +15,11 @@ const snapshot = (version: number): ConfigSnapshot => ({
   tokenSigningKeys: [],
 });
 
+/** The events of `text` arriving in chunks of `chunk` characters. */
 function parse(text: string, chunk = 7): SseEvent[] {
-  const events: SseEvent[] = [];
-  const parser = new SseParser((event) => {
-    events.push(event);
-    return undefined;
-  });
-  for (let i = 0; i < text.length; i += chunk) parser.push(text.slice(i, i + chunk));
-  parser.end();
-  return events;
-}
-
-function client(): StreamClient & { texts: string[]; ended: boolean } {
-  const texts: string[] = [];
-  return {
-    texts,
-    ended: false,
-    send(text) {
-      texts.push(text);
-    },
-    backlog: () => 0,
-    end() {
-      this.ended = true;
-    },
-  };
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += chunk) chunks.push(text.slice(i, i + chunk));
+  return parseSse(chunks);
 }
 
 describe('SSE writer', () => {
@@ -64,8 +46,8 @@ describe('config stream hub', () => {
   it('sends the same serialized snapshot to every client and resumes by version', () => {
     const hub = new ConfigStreamHub();
     try {
-      const a = client();
-      const b = client();
+      const a = recordingStreamClient();
+      const b = recordingStreamClient();
       hub.connect(a, 0, '');
       hub.apply(snapshot(1));
       hub.connect(b, 0, '');
@@ -73,7 +55,7 @@ describe('config stream hub', () => {
       expect(b.texts[0]).toBe(a.texts[0]);
       expect(parse(a.texts[0] as string)[0]?.id).toBe(`${hub.epoch}:1`);
       // Up to date in this epoch: nothing to send.
-      const c = client();
+      const c = recordingStreamClient();
       hub.connect(c, 1, hub.epoch);
       expect(c.texts).toEqual([]);
       expect(hub.apply(snapshot(1)).applied).toBe(false);
@@ -88,13 +70,13 @@ describe('config stream hub', () => {
     const behind: number[] = [];
     const hub = new ConfigStreamHub({ onBehind: (version) => behind.push(version) });
     try {
-      const early = client();
+      const early = recordingStreamClient();
       // Connected before the first build: the first snapshot decides.
       hub.connect(early, 7, 'feedbeef');
       hub.apply(snapshot(1));
       expect(early.texts).toEqual([]);
       expect(behind).toEqual([7]);
-      const late = client();
+      const late = recordingStreamClient();
       hub.connect(late, 5, 'feedbeef');
       expect(behind).toEqual([7, 5]);
       hub.apply(snapshot(8));
@@ -110,7 +92,7 @@ describe('config stream hub', () => {
   it('drops a client that does not read', () => {
     const hub = new ConfigStreamHub({ maxBacklogBytes: 10 });
     try {
-      const slow = { ...client(), backlog: () => 11 };
+      const slow = { ...recordingStreamClient(), backlog: () => 11 };
       hub.connect(slow, 0, '');
       hub.apply(snapshot(1));
       expect(slow.ended).toBe(true);

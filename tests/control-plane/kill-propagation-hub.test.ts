@@ -14,18 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
 import { buildConfigSnapshot } from '../../control-plane/snapshot/build-snapshot.js';
 import { registerDataPlane } from '../../control-plane/stream/credentials.js';
-import { ConfigStreamHub, type StreamClient } from '../../control-plane/stream/hub.js';
+import { ConfigStreamHub } from '../../control-plane/stream/hub.js';
 import { HubKillSink } from '../../control-plane/stream/kill-sink.js';
 import { configStreamPlugin } from '../../control-plane/stream/plugin.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import { ConfigStreamClient } from '../../data-plane/remote/client.js';
 import { buildServer } from '../../data-plane/server.js';
 import { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
-import { type SseEvent, SseParser } from '../../data-plane/upstream/sse-parser.js';
 import { type AgentKillDelta, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 import type { Database } from '../../storage/database.js';
 import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
+import { killDelta, parseSse, recordingStreamClient } from '../support/config-stream.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -39,42 +39,6 @@ const snapshot = (version: number, killsThrough = 0): ConfigSnapshot => ({
   tenants: [],
   tokenSigningKeys: [],
 });
-
-const delta = (seq: number): AgentKillDelta => ({
-  seq,
-  killId: `kill-${seq}`,
-  tenantId: 'tenant',
-  agentId: `agent-${seq}`,
-  publicKey: `key-${seq}`,
-  killedAt: new Date(0).toISOString(),
-  statusLists: [],
-});
-
-function parse(texts: readonly string[]): SseEvent[] {
-  const events: SseEvent[] = [];
-  const parser = new SseParser((event) => {
-    events.push(event);
-    return undefined;
-  });
-  for (const text of texts) parser.push(text);
-  parser.end();
-  return events;
-}
-
-function client(): StreamClient & { texts: string[]; ended: boolean } {
-  const texts: string[] = [];
-  return {
-    texts,
-    ended: false,
-    send(text) {
-      texts.push(text);
-    },
-    backlog: () => 0,
-    end() {
-      this.ended = true;
-    },
-  };
-}
 
 function deferred<T>(): {
   promise: Promise<T>;
@@ -95,20 +59,20 @@ describe('kill deltas in the hub', () => {
     const hub = new ConfigStreamHub({ heartbeatMs: 60_000 });
     try {
       hub.apply(snapshot(1));
-      const a = client();
-      const a2 = client();
-      const b = client();
+      const a = recordingStreamClient();
+      const a2 = recordingStreamClient();
+      const b = recordingStreamClient();
       hub.connect(a, 1, hub.epoch, { dataPlane: { id: 'a', name: 'dp-a' } });
       hub.connect(a2, 1, hub.epoch, { dataPlane: { id: 'a', name: 'dp-a' } }); // a reconnect overlap
       hub.connect(b, 0, '', { dataPlane: { id: 'b', name: 'dp-b' } });
-      const recipients = hub.sendKill(delta(7));
+      const recipients = hub.sendKill(killDelta(7));
       expect(recipients).toEqual([
         { id: 'a', name: 'dp-a' },
         { id: 'b', name: 'dp-b' },
       ]);
-      const [event] = parse(a.texts);
-      expect(event).toEqual({ event: 'kill', id: 'kill:7', data: JSON.stringify(delta(7)) });
-      expect(parse(b.texts).map((e) => e.event)).toEqual(['snapshot', 'kill']);
+      const [event] = parseSse(a.texts);
+      expect(event).toEqual({ event: 'kill', id: 'kill:7', data: JSON.stringify(killDelta(7)) });
+      expect(parseSse(b.texts).map((e) => e.event)).toEqual(['snapshot', 'kill']);
     } finally {
       hub.close();
     }
@@ -119,20 +83,20 @@ describe('kill deltas in the hub', () => {
     try {
       hub.apply(snapshot(3));
       const missed = deferred<readonly AgentKillDelta[]>();
-      const c = client();
+      const c = recordingStreamClient();
       hub.connect(c, 1, hub.epoch, {
         dataPlane: { id: 'c', name: 'dp-c' },
         catchUp: () => missed.promise,
       });
       // While the table is read: counted as a recipient, nothing written yet.
-      expect(hub.sendKill(delta(5))).toEqual([{ id: 'c', name: 'dp-c' }]);
-      hub.sendKill(delta(6));
+      expect(hub.sendKill(killDelta(5))).toEqual([{ id: 'c', name: 'dp-c' }]);
+      hub.sendKill(killDelta(6));
       hub.apply(snapshot(4));
       expect(c.texts).toEqual([]);
-      missed.resolve([delta(4), delta(5)]); // the read already saw 5
+      missed.resolve([killDelta(4), killDelta(5)]); // the read already saw 5
       await missed.promise;
       await Promise.resolve();
-      const events = parse(c.texts);
+      const events = parseSse(c.texts);
       expect(events.map((e) => `${e.event}:${e.event === 'snapshot' ? e.id : e.id}`)).toEqual([
         'kill:kill:4',
         'kill:kill:5',
@@ -141,8 +105,8 @@ describe('kill deltas in the hub', () => {
         `heartbeat:${hub.epoch}:4`,
       ]);
       // Released: the next kill goes straight out.
-      hub.sendKill(delta(8));
-      expect(parse(c.texts).at(-1)?.id).toBe('kill:8');
+      hub.sendKill(killDelta(8));
+      expect(parseSse(c.texts).at(-1)?.id).toBe('kill:8');
     } finally {
       hub.close();
     }
@@ -153,7 +117,7 @@ describe('kill deltas in the hub', () => {
     try {
       hub.apply(snapshot(1));
       const missed = deferred<readonly AgentKillDelta[]>();
-      const c = client();
+      const c = recordingStreamClient();
       hub.connect(c, 0, '', { catchUp: () => missed.promise });
       missed.reject(new Error('database away'));
       await missed.promise.catch(() => {});
@@ -172,12 +136,12 @@ describe('HubKillSink', () => {
     const hub = new ConfigStreamHub({ heartbeatMs: 60_000 });
     try {
       const sink = new HubKillSink(hub);
-      const a = client();
-      const b = client();
+      const a = recordingStreamClient();
+      const b = recordingStreamClient();
       hub.connect(a, 0, '', { dataPlane: { id: 'a', name: 'dp-a' } });
       hub.connect(b, 0, '', { dataPlane: { id: 'b', name: 'dp-b' } });
       // A wait far beyond the test's timeout: the answer can only come from the acknowledgements.
-      const answer = sink.deliver(delta(3), 600_000);
+      const answer = sink.deliver(killDelta(3), 600_000);
       hub.acknowledgeKill('a', 2, 9); // another kill: ignored
       hub.acknowledgeKill('x', 3, 9); // not a recipient: ignored
       hub.acknowledgeKill('b', 3, 1);
@@ -200,16 +164,19 @@ describe('HubKillSink', () => {
     const hub = new ConfigStreamHub({ heartbeatMs: 60_000 });
     try {
       const sink = new HubKillSink(hub);
-      hub.connect(client(), 0, '', { dataPlane: { id: 'a', name: 'dp-a' } });
-      hub.connect(client(), 0, '', { dataPlane: { id: 'b', name: 'dp-b' } });
-      const answer = sink.deliver(delta(4), 30);
+      hub.connect(recordingStreamClient(), 0, '', { dataPlane: { id: 'a', name: 'dp-a' } });
+      hub.connect(recordingStreamClient(), 0, '', { dataPlane: { id: 'b', name: 'dp-b' } });
+      const answer = sink.deliver(killDelta(4), 30);
       hub.acknowledgeKill('a', 4, 0);
       const result = await answer;
       expect(result.dataPlanes).toBe(2);
       expect(result.confirmations.map((c) => c.name)).toEqual(['dp-a']);
       // Nothing connected: answered at once.
       hub.close();
-      expect(await sink.deliver(delta(5), 600_000)).toEqual({ dataPlanes: 0, confirmations: [] });
+      expect(await sink.deliver(killDelta(5), 600_000)).toEqual({
+        dataPlanes: 0,
+        confirmations: [],
+      });
     } finally {
       hub.close();
     }

@@ -10,16 +10,7 @@ import { KillGuard } from '../../../data-plane/remote/kill-guard.js';
 import { buildServer } from '../../../data-plane/server.js';
 import type { AgentKillDelta } from '../../../shared/config-stream/protocol.js';
 import { GatewayError } from '../../../shared/errors/index.js';
-
-const delta = (seq: number): AgentKillDelta => ({
-  seq,
-  killId: `kill-${seq}`,
-  tenantId: 'tenant',
-  agentId: `agent-${seq}`,
-  publicKey: `key-${seq}`,
-  killedAt: new Date(0).toISOString(),
-  statusLists: [],
-});
+import { killDelta } from '../../support/config-stream.js';
 
 /** A kill table whose reads (each seeing the rows as of its start) the test releases one by one. */
 function gatedTable() {
@@ -83,7 +74,7 @@ describe('kill guard', () => {
     await flush();
     expect(table.started).toEqual([4]);
     // Kill 5 commits after the first read started: the next requests must not be served from it.
-    table.rows.push(delta(5));
+    table.rows.push(killDelta(5));
     const later: Promise<void>[] = [];
     let laterDone = 0;
     for (let i = 0; i < 20; i++) {
