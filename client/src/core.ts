@@ -78,7 +78,7 @@ export class GatewayClient {
   }
 
   /** The agent's public identity material (cached, refreshed before its credential expires). */
-  identity(options: { signal?: AbortSignal } = {}): Promise<AgentIdentityMaterial> {
+  async identity(options: { signal?: AbortSignal } = {}): Promise<AgentIdentityMaterial> {
     this.#throwIfRevoked();
     return this.#identity.get(options.signal);
   }
@@ -124,7 +124,7 @@ export class GatewayClient {
   }
 
   /** Resolves 'approved' once an operator approves; throws for any other end. */
-  waitForApproval(approvalId: string, options?: WaitForApprovalOptions): Promise<'approved'> {
+  async waitForApproval(approvalId: string, options?: WaitForApprovalOptions): Promise<'approved'> {
     this.#throwIfRevoked();
     return pollApproval(this.#resolved, this.#send, approvalId, options);
   }
@@ -218,7 +218,10 @@ export class GatewayClient {
   }
 
   #throwIfRevoked(): void {
-    if (this.#revoked !== undefined) throw this.#revoked;
+    // A fresh error per call (its own stack), carrying the kill's audit id.
+    if (this.#revoked !== undefined) {
+      throw new AgentRevoked(this.#revoked.agentId, this.#revoked.auditId);
+    }
   }
 }
 
