@@ -15,7 +15,8 @@ import { KillSwitch } from '../../../data-plane/kill/kill-switch.js';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
 import type { AgentKillDelta } from '../../../shared/config-stream/protocol.js';
 import { EVENT_TYPES } from '../../../shared/events/index.js';
-import { type KillScene, startKillScene } from '../../data-plane/kill/kill-fixture.js';
+import type { KillTarget } from '../../../storage/agent-kills.js';
+import { type KillScene, startKillScene, type Victim } from '../../data-plane/kill/kill-fixture.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody } from '../../support/gateway.js';
 
@@ -33,32 +34,17 @@ describeEachDatabase('kill fan-out', (kind) => {
     const { runtime, db } = gateway;
     await runtime.killFanOut?.stop();
     const victim = await scene.addVictim();
-    const status = victim.credential.credentialStatus as {
-      statusListCredential: string;
-      statusListIndex: string;
-    };
-    const listId = status.statusListCredential.split('/').pop() as string;
+    const { listId, index } = statusListEntryOf(victim);
     const listBefore = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
     const tenantBefore = await db.prisma.tenant.findUniqueOrThrow({
       where: { id: scene.tenantId },
     });
 
-    // A receiver with no control plane listening: it answers with itself only.
-    const receiver = new KillSwitch({
-      db,
-      audit: runtime.audit,
-      events: runtime.events,
-      applier: runtime.killApplier,
-      processName: 'dp-lonely',
-      propagationWaitMs: 50,
-      logger: pino({ level: 'silent' }),
-    });
-    const { answer } = await receiver.kill({
-      tenantId: scene.tenantId,
-      target: { publicKey: victim.key.publicKeyMultibase },
-      reason: 'no control plane',
-      actor: 'api_key:test',
-    });
+    const { answer } = await killWithoutControlPlane(
+      scene,
+      { publicKey: victim.key.publicKeyMultibase },
+      'no control plane',
+    );
     expect(answer.propagation).toEqual({
       dataPlanes: 1,
       confirmed: 1,
@@ -98,13 +84,7 @@ describeEachDatabase('kill fan-out', (kind) => {
     });
     fanOut.addSink(confirming);
     fanOut.addSink(failing);
-    const propagated = runtime.events.subscribe(
-      (event) => event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === row.id,
-    );
-    await fanOut.start();
-    const event = await propagated.next();
-    await propagated.return?.();
-    await fanOut.stop();
+    const propagated = await runUntilPropagated(fanOut, scene, row.id);
 
     const expected = {
       dataPlanes: 3,
@@ -114,7 +94,7 @@ describeEachDatabase('kill fan-out', (kind) => {
       abortedExecutions: 2,
       controlPlaneReached: true,
     };
-    expect(event.value).toMatchObject({ tenantId: scene.tenantId, propagation: expected });
+    expect(propagated).toMatchObject({ tenantId: scene.tenantId, propagation: expected });
     const after = await db.prisma.agentKill.findUniqueOrThrow({ where: { agentId: victim.id } });
     expect(after.propagation).toEqual(expected);
 
@@ -132,7 +112,7 @@ describeEachDatabase('kill fan-out', (kind) => {
       [listId, listBefore.version + 1],
     ]);
     const encoded = (lists[0]!.credential.credentialSubject as { encodedList: string }).encodedList;
-    expect(isBitSet(decodeStatusList(encoded), Number(status.statusListIndex))).toBe(true);
+    expect(isBitSet(decodeStatusList(encoded), index)).toBe(true);
 
     const listAfter = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
     expect(listAfter.version).toBe(listBefore.version + 1);
@@ -146,27 +126,13 @@ describeEachDatabase('kill fan-out', (kind) => {
     const { runtime, db } = gateway;
     await runtime.killFanOut?.stop();
     const victim = await scene.addVictim();
-    const listId = (
-      victim.credential.credentialStatus as { statusListCredential: string }
-    ).statusListCredential
-      .split('/')
-      .pop() as string;
+    const { listId } = statusListEntryOf(victim);
     const listBefore = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
-    const receiver = new KillSwitch({
-      db,
-      audit: runtime.audit,
-      events: runtime.events,
-      applier: runtime.killApplier,
-      processName: 'dp-lonely',
-      propagationWaitMs: 50,
-      logger: pino({ level: 'silent' }),
-    });
-    const { answer } = await receiver.kill({
-      tenantId: scene.tenantId,
-      target: { agentId: victim.id },
-      reason: 'no master key',
-      actor: 'api_key:test',
-    });
+    const { answer } = await killWithoutControlPlane(
+      scene,
+      { agentId: victim.id },
+      'no master key',
+    );
     const delivered: AgentKillDelta[] = [];
     const fanOut = new KillFanOut({
       db,
@@ -179,21 +145,54 @@ describeEachDatabase('kill fan-out', (kind) => {
         return { aborted: 0 };
       },
     });
-    const propagated = runtime.events.subscribe(
-      (event) =>
-        event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === answer.killId,
-    );
-    await fanOut.start();
-    const event = await propagated.next();
-    await propagated.return?.();
-    await fanOut.stop();
+    const propagated = await runUntilPropagated(fanOut, scene, answer.killId);
     expect(delivered).toHaveLength(1);
     expect(delivered[0]).toMatchObject({ agentId: victim.id, statusLists: [] });
     // A control plane alone is no data plane: nothing confirmed, but it was reached.
-    expect(event.value).toMatchObject({
+    expect(propagated).toMatchObject({
       propagation: { dataPlanes: 0, confirmed: 0, slowestMs: null, controlPlaneReached: true },
     });
     const listAfter = await db.prisma.statusList.findUniqueOrThrow({ where: { id: listId } });
     expect(listAfter.version).toBe(listBefore.version);
   });
 });
+
+/** Where the victim's identity credential has its revocation bit. */
+function statusListEntryOf(victim: Victim): { listId: string; index: number } {
+  const status = victim.credential.credentialStatus as {
+    statusListCredential: string;
+    statusListIndex: string;
+  };
+  return {
+    listId: status.statusListCredential.split('/').pop() as string,
+    index: Number(status.statusListIndex),
+  };
+}
+
+/** A kill through a data plane with no control plane listening: it answers with itself only. */
+function killWithoutControlPlane(scene: KillScene, target: KillTarget, reason: string) {
+  const { runtime, db } = scene.gateway;
+  const receiver = new KillSwitch({
+    db,
+    audit: runtime.audit,
+    events: runtime.events,
+    applier: runtime.killApplier,
+    processName: 'dp-lonely',
+    propagationWaitMs: 50,
+    logger: pino({ level: 'silent' }),
+  });
+  return receiver.kill({ tenantId: scene.tenantId, target, reason, actor: 'api_key:test' });
+}
+
+/** Starts the fan-out, and stops it once it has published the kill's propagation event. */
+async function runUntilPropagated(fanOut: KillFanOut, scene: KillScene, killId: string) {
+  const events = scene.gateway.runtime.events;
+  const propagated = events.subscribe(
+    (event) => event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === killId,
+  );
+  await fanOut.start();
+  const event = await propagated.next();
+  await propagated.return?.();
+  await fanOut.stop();
+  return event.value;
+}
