@@ -3,8 +3,8 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { createLogger } from '../../cli/logger.js';
 import { createAgent } from '../../control-plane/services/agents.js';
-import { registerOAuthClient } from '../../control-plane/services/oauth-clients.js';
 import { TOKEN_PATH } from '../../data-plane/routes/oauth/discovery.js';
+import { basic, registerClientOf } from '../data-plane/oauth/oauth-fixture.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startEchoUpstream } from './echo-upstream.js';
 import type { LatencySummary, LoadRequest } from './load.js';
@@ -42,12 +42,6 @@ function throughput(
 function startGateway(): Promise<TestGateway> {
   const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
   return startTestGateway('pglite', { logger });
-}
-
-/** RFC 6749 §2.3.1: form-url-encode id and secret, then Basic. */
-function basic(clientId: string, secret: string): string {
-  const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+');
-  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64')}`;
 }
 
 const ms = (value: number) => Number(value.toFixed(3));
@@ -93,22 +87,11 @@ export default async function oauthBench(ctx: BenchContext): Promise<void> {
       mcpAudiences: [`mcp://${SERVER_ID}`],
       publicKey: `test-key-${randomBytes(16).toString('hex')}`,
     });
-    const { client, clientSecret } = await registerOAuthClient(
-      { db: gateway.db, audit: gateway.runtime.audit },
-      {
-        tenantId: issuing.id,
-        actor: 'bench',
-        metadata: {
-          agentId,
-          clientName: undefined,
-          grantTypes: ['client_credentials'],
-          tokenEndpointAuthMethod: 'client_secret_basic',
-          redirectUris: [],
-          scope: undefined,
-          resources: undefined,
-        },
-      },
-    );
+    const { clientId, secret: clientSecret } = await registerClientOf(gateway, {
+      tenantId: issuing.id,
+      agentId,
+      actor: 'bench',
+    });
     await gateway.sync();
     if (!clientSecret) throw new Error('the bench client got no secret');
     const form = new URLSearchParams({
@@ -118,7 +101,7 @@ export default async function oauthBench(ctx: BenchContext): Promise<void> {
     const tokenRequest: LoadRequest = {
       url: `${gateway.url}${TOKEN_PATH}`,
       method: 'POST',
-      headers: { 'content-type': FORM, authorization: basic(client.id, clientSecret) },
+      headers: { 'content-type': FORM, authorization: basic(clientId, clientSecret) },
       body: form,
       expectStatus: 200,
     };

@@ -5,7 +5,6 @@
 // → victim → delegate), and keys with and without agents:kill. Only the gateway's code runs.
 import { randomBytes } from 'node:crypto';
 import { createAgent } from '../../../control-plane/services/agents.js';
-import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
 import { generateEd25519KeyMaterial } from '../../../shared/agentiam/ed25519-keys.js';
 import { asAgentId } from '../../../shared/ids.js';
 import {
@@ -18,7 +17,7 @@ import {
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
-import { basic, postForm } from '../oauth/oauth-fixture.js';
+import { basic, postForm, registerClientOf } from '../oauth/oauth-fixture.js';
 
 export const HOLD_POLICY = `policyName: hold-writes
 version: 1.0.0
@@ -92,23 +91,8 @@ export async function startKillScene(kind: DatabaseKindUnderTest): Promise<KillS
     return { id: asAgentId(id), tenantId, key };
   };
   const addClient = async (agentId: string): Promise<ClientOfAgent> => {
-    const { client, clientSecret } = await registerOAuthClient(
-      { db: gateway.db, audit: gateway.runtime.audit },
-      {
-        tenantId,
-        actor: 'test',
-        metadata: {
-          agentId,
-          clientName: undefined,
-          grantTypes: ['client_credentials'],
-          tokenEndpointAuthMethod: 'client_secret_basic',
-          redirectUris: [],
-          scope: undefined,
-          resources: undefined,
-        },
-      },
-    );
-    return { clientId: client.id, secret: clientSecret as string };
+    const { clientId, secret } = await registerClientOf(gateway, { tenantId, agentId });
+    return { clientId, secret: secret as string };
   };
 
   return {

@@ -7,7 +7,6 @@ import { CompactSign, createRemoteJWKSet, importJWK, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
-import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
 import {
   AUTHORIZATION_CODE_LIFETIME_MS,
   AuthorizationCodes,
@@ -21,7 +20,7 @@ import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multiba
 import { issueCredential } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { issuedCount } from './oauth-fixture.js';
+import { issuedCount, registerClientOf } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -69,25 +68,15 @@ describeEachDatabase('the authorization_code grant with PKCE (agent-identity pro
       mcpAudiences: ['mcp://files', 'mcp://other'],
       publicKey: key.publicKeyMultibase,
     });
-    const { client, clientSecret } = await registerOAuthClient(
-      { db: gateway.db, audit: gateway.runtime.audit },
-      {
-        tenantId,
-        actor: 'test',
-        metadata: {
-          agentId,
-          clientName: undefined,
-          grantTypes: ['authorization_code'],
-          tokenEndpointAuthMethod: 'client_secret_basic',
-          redirectUris: [REDIRECT_URI],
-          scope: undefined,
-          resources: undefined,
-        },
-      },
-    );
+    const { clientId, secret } = await registerClientOf(gateway, {
+      tenantId,
+      agentId,
+      grantTypes: ['authorization_code'],
+      redirectUris: [REDIRECT_URI],
+    });
     const credential = await issueCredential(gateway, { id: agentId as never, tenantId });
     await gateway.sync();
-    return { clientId: client.id, secret: clientSecret!, agentId, tenantId, key, credential };
+    return { clientId, secret: secret!, agentId, tenantId, key, credential };
   }
 
   async function agentProof(

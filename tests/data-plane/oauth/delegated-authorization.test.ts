@@ -7,7 +7,6 @@ import { CompactSign, createRemoteJWKSet, importJWK, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
-import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
 import { actorClaimOf } from '../../../data-plane/routes/oauth/token.js';
 import { agentVerificationMethodId } from '../../../shared/agentiam/dids.js';
 import {
@@ -19,7 +18,7 @@ import { asAgentId } from '../../../shared/ids.js';
 import { delegate, issueCredential, type KeyedAgent } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { basic, issuedCount, postForm } from './oauth-fixture.js';
+import { basic, issuedCount, postForm, registerClientOf } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const FILES = 'mcp://files';
@@ -67,22 +66,12 @@ describeEachDatabase('the authorization_code grant for a delegate (RFC 8693 act)
   /** A → B → C with C's client; `tools` are the two links' permitted tools. */
   async function delegation(tools: [string[], string[]] = [['read', 'write'], ['read']]) {
     const [a, b, c] = [await keyedAgent(), await keyedAgent(), await keyedAgent()];
-    const { client, clientSecret } = await registerOAuthClient(
-      { db: gateway.db, audit: gateway.runtime.audit },
-      {
-        tenantId: gateway.tenant.id,
-        actor: 'test',
-        metadata: {
-          agentId: c.id,
-          clientName: undefined,
-          grantTypes: ['authorization_code'],
-          tokenEndpointAuthMethod: 'client_secret_basic',
-          redirectUris: [REDIRECT_URI],
-          scope: undefined,
-          resources: undefined,
-        },
-      },
-    );
+    const { clientId, secret } = await registerClientOf(gateway, {
+      tenantId: gateway.tenant.id,
+      agentId: c.id,
+      grantTypes: ['authorization_code'],
+      redirectUris: [REDIRECT_URI],
+    });
     await gateway.sync();
     const credential = await issueCredential(gateway, a);
     const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_000_000);
@@ -91,7 +80,7 @@ describeEachDatabase('the authorization_code grant for a delegate (RFC 8693 act)
       await delegate({ tenantId, from: a, to: b, tools: tools[0], expiresAt }),
       await delegate({ tenantId, from: b, to: c, tools: tools[1], expiresAt }),
     ];
-    return { a, b, c, clientId: client.id, secret: clientSecret!, credential, chain };
+    return { a, b, c, clientId, secret: secret!, credential, chain };
   }
 
   async function agentProof(clientId: string, key: Ed25519KeyMaterial, challenge: string) {

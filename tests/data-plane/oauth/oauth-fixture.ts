@@ -48,24 +48,50 @@ export async function addClient(
     mcpAudiences: ['mcp://files', 'mcp://other'],
     publicKey: encodeEd25519PublicKey(Buffer.from(x, 'base64url')),
   });
+  const { clientId, secret } = await registerClientOf(gateway, {
+    tenantId: tenant.id,
+    agentId,
+    grantTypes: options.grantTypes,
+    authMethod: options.authMethod,
+    resources: options.resources,
+  });
+  await gateway.sync();
+  return { tenant, agentId, clientId, secret, agentKey: privateKey };
+}
+
+/**
+ * Registers an OAuth client of an existing agent (default: client_credentials with
+ * client_secret_basic); does not sync the gateway. `secret` is null for a private_key_jwt client.
+ */
+export async function registerClientOf(
+  gateway: TestGateway,
+  options: {
+    tenantId: string;
+    agentId: string;
+    actor?: string;
+    grantTypes?: string[] | undefined;
+    authMethod?: OAuthClientAuthMethod | undefined;
+    redirectUris?: string[];
+    resources?: string[] | undefined;
+  },
+): Promise<{ clientId: string; secret: string | null }> {
   const { client, clientSecret } = await registerOAuthClient(
     { db: gateway.db, audit: gateway.runtime.audit },
     {
-      tenantId: tenant.id,
-      actor: 'test',
+      tenantId: options.tenantId,
+      actor: options.actor ?? 'test',
       metadata: {
-        agentId,
+        agentId: options.agentId,
         clientName: undefined,
         grantTypes: options.grantTypes ?? ['client_credentials'],
         tokenEndpointAuthMethod: options.authMethod ?? 'client_secret_basic',
-        redirectUris: [],
+        redirectUris: options.redirectUris ?? [],
         scope: undefined,
         resources: options.resources,
       },
     },
   );
-  await gateway.sync();
-  return { tenant, agentId, clientId: client.id, secret: clientSecret, agentKey: privateKey };
+  return { clientId: client.id, secret: clientSecret };
 }
 
 export function basic(clientId: string, secret: string): string {
