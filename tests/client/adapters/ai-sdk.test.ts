@@ -3,8 +3,12 @@
 // tool; a denied call reaches the model as the tool's error-text with the reasonCode and the loop
 // goes on to a final answer; a held call runs once a test approver approves it over GraphQL; a
 // kill makes generateText reject with AgentRevoked before another model step.
-import type { LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { generateText, stepCountIs, tool } from 'ai';
+import type {
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import { generateText, simulateReadableStream, stepCountIs, streamText, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -47,6 +51,33 @@ function scriptedModel(...steps: LanguageModelV3GenerateResult[]) {
       const step = steps[model.doGenerateCalls.length - 1];
       if (step === undefined) throw new Error('the model was called more often than scripted');
       return step;
+    },
+  });
+  return model;
+}
+
+/** The same steps as a stream, for streamText. */
+function streamedModel(...steps: LanguageModelV3GenerateResult[]) {
+  const model: MockLanguageModelV3 = new MockLanguageModelV3({
+    doStream: async () => {
+      const step = steps[model.doStreamCalls.length - 1];
+      if (step === undefined) throw new Error('the model was called more often than scripted');
+      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      for (const part of step.content) {
+        if (part.type === 'text') {
+          parts.push({ type: 'text-start', id: 't' });
+          parts.push({ type: 'text-delta', id: 't', delta: part.text });
+          parts.push({ type: 'text-end', id: 't' });
+        } else if (part.type === 'tool-call') parts.push(part);
+      }
+      parts.push({ type: 'finish', finishReason: step.finishReason, usage: step.usage });
+      return {
+        stream: simulateReadableStream({
+          chunks: parts,
+          initialDelayInMs: null,
+          chunkDelayInMs: null,
+        }),
+      };
     },
   });
   return model;
@@ -190,5 +221,58 @@ describe('ai-sdk adapter: governTools in a generateText loop', () => {
     expect(ran).toEqual(['lookup:acme']);
     expect(model.doGenerateCalls).toHaveLength(2);
     expect(client.revoked).toBe(true);
+  });
+
+  it('stops a streamText run too: its result rejects with AgentRevoked, no further step', async () => {
+    const { client, publicKey } = await fixture.newAgent();
+    ran.length = 0;
+    await fixture.kill(publicKey);
+    const model = streamedModel(toolCalls(['lookup', { query: 'acme' }]), answer('never reached'));
+    const result = streamText({
+      model,
+      tools: governTools(client, developerTools()),
+      prompt: 'Check acme.',
+      stopWhen: stepCountIs(5),
+    });
+    await expect(result.text).rejects.toBeInstanceOf(AgentRevoked);
+    expect(ran).toEqual([]);
+    expect(model.doStreamCalls).toHaveLength(1);
+  });
+
+  it("streams an allowed generator tool's preliminary results; a denied one never starts", async () => {
+    const { client } = await fixture.newAgent();
+    ran.length = 0;
+    const progress = (name: string) =>
+      tool({
+        description: `Runs ${name} in stages.`,
+        inputSchema: z.object({ format: z.string() }),
+        execute: async function* ({ format }) {
+          ran.push(`${name}:${format}`);
+          yield { stage: 'started' };
+          yield { stage: 'done', format };
+        },
+      });
+    const model = scriptedModel(
+      toolCalls(['report', { format: 'csv' }], ['export_customers', { format: 'csv' }]),
+      answer('report ready'),
+    );
+    const result = await generateText({
+      model,
+      tools: governTools(client, {
+        report: progress('report'),
+        export_customers: progress('export'),
+      }),
+      prompt: 'Report, then export.',
+      stopWhen: stepCountIs(5),
+    });
+    expect(ran).toEqual(['report:csv']);
+    expect(result.steps[0]!.toolResults.map((r) => [r.toolName, r.output])).toEqual([
+      ['report', { stage: 'done', format: 'csv' }],
+    ]);
+    const seen = toolResultsSeen(model.doGenerateCalls[1]!.prompt);
+    expect(seen.find((p) => p.toolName === 'export_customers')?.output).toEqual({
+      type: 'error-text',
+      value: expect.stringContaining('NPL_POLICY_BLOCK'),
+    });
   });
 });
