@@ -6,6 +6,20 @@ import { GatewayConfigError } from './errors.js';
 export const EXECUTION_MODES = ['production', 'simulation', 'shadow'] as const;
 export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 
+/**
+ * An Ed25519 private key as a JWK (RFC 8037): kty OKP, crv Ed25519, x and d base64url. Declared
+ * here because JsonWebKey is a DOM type, not in every runtime's type library; a DOM JsonWebKey
+ * fits it.
+ */
+export interface Ed25519PrivateJwk {
+  readonly kty?: string;
+  readonly crv?: string;
+  readonly x?: string;
+  readonly d?: string;
+  readonly kid?: string;
+  readonly alg?: string;
+}
+
 export interface GatewayLogger {
   debug?(object: object, message?: string): void;
   info?(object: object, message?: string): void;
@@ -40,7 +54,7 @@ export interface GatewayClientConfig {
   /** Retries on 429 and 503 only; default 3. */
   readonly retries?: number;
   /** The agent's Ed25519 private key (OKP JWK with `d`): enables credential + Agent-Proof. */
-  readonly privateKeyJwk?: JsonWebKey;
+  readonly privateKeyJwk?: Ed25519PrivateJwk;
   /** The agent's OAuth client secret, for token requests; never sent to inspect. */
   readonly clientSecret?: string;
   /** For a sub-agent: the chain it presents (see the /delegation export). */
@@ -68,7 +82,7 @@ export interface ResolvedConfig {
   readonly timeoutMs: number;
   readonly approvalTimeoutMs: number;
   readonly retries: number;
-  readonly privateKeyJwk: JsonWebKey | undefined;
+  readonly privateKeyJwk: Ed25519PrivateJwk | undefined;
   readonly delegation: DelegationConfig | undefined;
   readonly logger: GatewayLogger;
   readonly fetch: typeof fetch;
@@ -195,7 +209,7 @@ function pinnedPolicy(value: unknown): string {
   return value;
 }
 
-function checkPrivateKey(jwk: JsonWebKey): void {
+function checkPrivateKey(jwk: Ed25519PrivateJwk): void {
   if (typeof jwk !== 'object' || jwk === null) {
     throw new GatewayConfigError('privateKeyJwk', 'must be an Ed25519 private JWK object');
   }

@@ -4,6 +4,7 @@
 export type { WaitForApprovalOptions } from './approvals.js';
 export {
   type DelegationConfig,
+  type Ed25519PrivateJwk,
   EXECUTION_MODES,
   type ExecutionMode,
   type GatewayClientConfig,

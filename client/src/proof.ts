@@ -2,6 +2,8 @@
 // the agent's did:key verification method, over { htm, htu, body_sha256, iat, jti } — the same
 // claims and header the gateway's verifier (shared/agentiam/proof-of-possession.ts) checks,
 // signed here with WebCrypto so it runs in browsers and edge runtimes as well as Node.
+import type { Ed25519PrivateJwk } from './config.js';
+
 const encoder = new TextEncoder();
 
 export const AGENT_PROOF_TYPE = 'agent-proof+jwt';
@@ -15,7 +17,7 @@ export interface AgentSigner {
 }
 
 /** Imports the private JWK once (only kty, crv, x, d are read). */
-export async function createAgentSigner(jwk: JsonWebKey): Promise<AgentSigner> {
+export async function createAgentSigner(jwk: Ed25519PrivateJwk): Promise<AgentSigner> {
   const key = await globalThis.crypto.subtle.importKey(
     'jwk',
     { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d },

@@ -37,7 +37,7 @@ export const SIM_MOCK = { content: [{ type: 'text', text: 'mocked echo' }] };
 export interface SpawnedAgent {
   readonly id: string;
   readonly publicKey: string;
-  readonly privateKeyJwk: JsonWebKey;
+  readonly privateKeyJwk: Ed25519PrivateJwk;
   readonly credentialId: string;
   readonly clientId: string;
 }
