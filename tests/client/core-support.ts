@@ -3,6 +3,7 @@
 // mock result, GraphQL approvals, the kill switch's REST route, and a counting HTTP proxy in
 // front of the gateway that can answer a scripted status first (a busy or unavailable gateway).
 import { createServer, type Server } from 'node:http';
+import type { Ed25519PrivateJwk } from '../../client/src/index.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import {
