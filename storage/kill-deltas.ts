@@ -9,6 +9,7 @@
 import { Prisma } from '../prisma/generated/client/client.js';
 import type { AgentKillDelta } from '../shared/config-stream/protocol.js';
 import type { StatusListConfig } from '../shared/snapshot/index.js';
+import type { KillRecord } from './agent-kills.js';
 import type { Database } from './database.js';
 
 /** The highest committed kill sequence (0 without kills). */
@@ -57,16 +58,28 @@ export async function readKillDeltasAfter(
   kills.forEach((kill, index) => {
     lastOfTenant.set(kill.tenantId, index);
   });
-  return kills.map((kill, index) => ({
-    seq: Number(kill.seq),
+  return kills.map((kill, index) =>
+    killDeltaOf(
+      { ...kill, seq: Number(kill.seq) },
+      lastOfTenant.get(kill.tenantId) === index ? (listsOf.get(kill.tenantId) ?? []) : [],
+    ),
+  );
+}
+
+/** The delta of a committed kill, carrying these status lists (none: the agent only). */
+export function killDeltaOf(
+  kill: Pick<KillRecord, 'seq' | 'id' | 'tenantId' | 'agentId' | 'publicKey' | 'killedAt'>,
+  statusLists: readonly StatusListConfig[],
+): AgentKillDelta {
+  return {
+    seq: kill.seq,
     killId: kill.id,
     tenantId: kill.tenantId,
     agentId: kill.agentId,
     publicKey: kill.publicKey,
     killedAt: kill.killedAt.toISOString(),
-    statusLists:
-      lastOfTenant.get(kill.tenantId) === index ? (listsOf.get(kill.tenantId) ?? []) : [],
-  }));
+    statusLists,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

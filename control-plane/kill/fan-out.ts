@@ -28,6 +28,7 @@ import {
   recordKillPropagation,
 } from '../../storage/agent-kills.js';
 import type { Database } from '../../storage/database.js';
+import { killDeltaOf } from '../../storage/kill-deltas.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import { caSigner, findActiveCaKey, lockTenant } from '../services/agentiam/signing-keys.js';
 import { setRevocationBits } from '../services/agentiam/status-lists.js';
@@ -155,15 +156,7 @@ export class KillFanOut {
     if (!kill || kill.propagation !== null) return;
     const started = performance.now();
     const statusLists = await this.#revokeStatusBits(kill);
-    const delta: AgentKillDelta = {
-      seq: kill.seq,
-      killId: kill.id,
-      tenantId: kill.tenantId,
-      agentId: kill.agentId,
-      publicKey: kill.publicKey,
-      killedAt: kill.killedAt.toISOString(),
-      statusLists,
-    };
+    const delta = killDeltaOf(kill, statusLists);
     const propagation = await this.#deliver(delta, started);
     if (!(await recordKillPropagation(db, kill.seq, propagation))) return;
     logger.info(

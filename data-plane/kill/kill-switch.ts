@@ -29,6 +29,7 @@ import {
 } from '../../storage/agent-kills.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
+import { killDeltaOf } from '../../storage/kill-deltas.js';
 import type { KillApplier } from './apply-kill.js';
 
 /** Default bounded wait for the control plane's AGENT_KILL_PROPAGATED. */
@@ -108,15 +109,7 @@ export class KillSwitch {
     // Subscribed before the commit is announced: the propagation cannot slip past.
     const propagated =
       kill.propagation === null ? this.#awaitPropagation(kill.id) : Promise.resolve(null);
-    const { aborted: abortedHere } = applier.apply({
-      seq: kill.seq,
-      killId: kill.id,
-      tenantId: kill.tenantId,
-      agentId: kill.agentId,
-      publicKey: kill.publicKey,
-      killedAt: kill.killedAt.toISOString(),
-      statusLists: [],
-    });
+    const { aborted: abortedHere } = applier.apply(killDeltaOf(kill, []));
     if (committed.created) {
       events.publishMany(
         committed.rejectedApprovalIds.map(
