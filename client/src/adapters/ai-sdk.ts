@@ -5,7 +5,8 @@
 // How each outcome looks to the AI SDK:
 // - deny: `execute` throws a GatewayDenied whose message names the reasonCode. ai 6 turns a thrown
 //   `execute` into a `tool-error` part; the model reads its message as the tool's `error-text`
-//   result and the loop (stopWhen) goes on, so the model can recover.
+//   result and the loop (stopWhen) goes on, so the model can recover. A held call whose approval
+//   was rejected, expired or timed out fails the same way (ApprovalRejected, … as the error).
 // - AgentRevoked: ai 6 catches everything `execute` throws, so a thrown AgentRevoked would only be
 //   another tool error and the loop would call the model again. Instead `execute` returns a
 //   marker and the tool's `toModelOutput` — which ai awaits in the step loop before the next

@@ -6,11 +6,12 @@
 // the arguments the tool will run with.
 //
 // How each outcome looks to LangChain:
-// - deny, invoked with a ToolCall (the agent loop: `await tool.invoke(aiMessage.tool_calls[i])`):
+// - deny (or a held call whose approval was rejected, expired or timed out), invoked with a
+//   ToolCall (the agent loop: `await tool.invoke(aiMessage.tool_calls[i])`):
 //   the tool answers a ToolMessage with `status: 'error'`, the call's id and a text naming the
 //   reasonCode: the message the loop appends for the model, as LangGraph's ToolNode does for a
 //   failing tool, so the loop goes on and the model can recover.
-// - deny, invoked with plain arguments: GatewayDenied is thrown (a failing LangChain tool throws).
+// - the same, invoked with plain arguments: the error is thrown (a failing LangChain tool throws).
 // - AgentRevoked: thrown out of `invoke`, so it leaves the developer's loop and stops the run.
 //   (LangGraph's ToolNode turns thrown errors into ToolMessages unless `handleToolErrors: false`;
 //   denials are already ToolMessages, so set it to false and a kill stops the graph.)
@@ -18,8 +19,7 @@ import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manage
 import { ToolMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface, ToolRunnableConfig } from '@langchain/core/tools';
 import type { GatewayClient } from '../core.js';
-import { GatewayDenied } from '../errors.js';
-import { describeDenial } from './denial.js';
+import { describeRefusal, isRefusal, refusalDetails } from './denial.js';
 
 export interface GovernToolsOptions {
   /** The MCP server id every tool of this set is inspected under (default: the client's). */
@@ -72,20 +72,13 @@ function governLangChainTool<T extends StructuredToolInterface>(
         )(asArguments(arg), signal ? { signal } : {});
       } catch (error) {
         const toolCallId = parentConfig?.toolCall?.id;
-        if (!(error instanceof GatewayDenied) || toolCallId === undefined) throw error;
+        if (!isRefusal(error) || toolCallId === undefined) throw error;
         const message = new ToolMessage({
           status: 'error',
-          content: describeDenial(name, error),
+          content: describeRefusal(name, error),
           tool_call_id: toolCallId,
           name,
-          additional_kwargs: {
-            agentGateway: {
-              reasonCode: error.reasonCode,
-              ruleId: error.ruleId ?? null,
-              auditId: error.auditId ?? null,
-              inspectionId: error.inspectionId,
-            },
-          },
+          additional_kwargs: { agentGateway: refusalDetails(error) },
         });
         // A ToolMessage is a direct tool output: LangChain passes it through as the answer.
         return (this as { responseFormat?: string }).responseFormat === 'content_and_artifact'

@@ -12,9 +12,10 @@
 // is reached through the gateway's forward or MCP proxy instead, not through this adapter.
 //
 // How each outcome looks to the MCP client's caller:
-// - deny: a tool result with `isError: true` and a text naming the reasonCode — how MCP reports a
-//   tool that failed (the model reads it and can recover) — plus `_meta['agent-gateway/denial']`
-//   with the gateway's identifiers for code.
+// - deny (or a held call whose approval was rejected, expired or timed out): a tool result with
+//   `isError: true` and a text naming the reasonCode — how MCP reports a tool that failed, so the
+//   model reads it and can recover — plus `_meta['agent-gateway/denial']` with the identifiers.
+// - the gateway unreachable or any other failure: thrown, as the MCP client's own failures are.
 // - AgentRevoked: thrown out of `callTool`, as a failed request is, so the host's run stops.
 // With `onlyAllowedTools`, listTools hides the tools the agent's identity (allowedTools: exact
 // names and `*` globs, read from GET /api/v1/agents/{id}/identity) never allows: only what step 3
@@ -23,8 +24,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayClient } from '../core.js';
-import { GatewayDenied } from '../errors.js';
-import { describeDenial } from './denial.js';
+import { describeRefusal, isRefusal, refusalDetails } from './denial.js';
 
 export interface GovernMcpClientOptions {
   /** The id the MCP server is registered under in the gateway. */
@@ -72,19 +72,11 @@ export function governMcpClient(
           () => mcpClient.callTool(params, resultSchema, requestOptions) as Promise<CallToolResult>,
         )(params.arguments ?? {}, signal ? { signal } : {})) as CallToolResult;
       } catch (error) {
-        if (!(error instanceof GatewayDenied)) throw error;
+        if (!isRefusal(error)) throw error;
         return {
           isError: true,
-          content: [{ type: 'text', text: describeDenial(name, error) }],
-          _meta: {
-            [DENIAL_META_KEY]: {
-              reasonCode: error.reasonCode,
-              ruleId: error.ruleId ?? null,
-              policy: error.policy ?? null,
-              auditId: error.auditId ?? null,
-              inspectionId: error.inspectionId,
-            },
-          },
+          content: [{ type: 'text', text: describeRefusal(name, error) }],
+          _meta: { [DENIAL_META_KEY]: refusalDetails(error) },
         };
       }
     },

@@ -5,17 +5,19 @@
 // arguments first and then calls the original `invoke`, which parses, runs and formats as before.
 //
 // How each outcome looks to the Agents SDK:
-// - deny: a failing function tool answers the model with text from its error function, and the
-//   run goes on. The governed tool answers the same way: through the tool's own `errorFunction`
-//   when it exposes one (tools with an output schema), otherwise a text naming the reasonCode.
-//   A tool whose `errorFunction` is null asked for failures to end the run: its denial is thrown.
+// - deny (or a held call whose approval was rejected, expired or timed out): a failing function
+//   tool answers the model with text from its error function, and the run goes on. The governed
+//   tool answers the same way: through the tool's own `errorFunction` when it exposes one (tools
+//   with an output schema), otherwise a text naming the reasonCode. A tool whose `errorFunction`
+//   is null asked for failures to end the run: its refusal is thrown.
+// - the gateway unreachable (GatewayUnavailable) or any other failure of the inspection: thrown,
+//   so the run fails closed (a ToolCallError) rather than the model retrying blind.
 // - AgentRevoked: thrown from `invoke`; the runner fails the run with a ToolCallError whose
 //   `error` is the AgentRevoked, so `run()` rejects and no further turn runs.
 // A tool `timeoutMs` bounds the whole governed call, including the wait for a held call's approval.
 import type { FunctionTool, RunContext } from '@openai/agents';
 import type { GatewayClient } from '../core.js';
-import { GatewayDenied } from '../errors.js';
-import { describeDenial } from './denial.js';
+import { describeRefusal, isRefusal } from './denial.js';
 
 export interface GovernToolsOptions {
   /** The MCP server id every tool of this set is inspected under (default: the client's). */
@@ -57,10 +59,11 @@ function governFunctionTool<T extends AnyFunctionTool>(
         signal ? { signal } : {},
       );
     } catch (error) {
-      if (!(error instanceof GatewayDenied)) throw error;
+      // An aborted call (the run's signal, the tool's timeout) ends as the SDK expects an abort to.
+      if (!isRefusal(error) || signal?.aborted) throw error;
       if (errorFunction === null) throw error;
       if (typeof errorFunction === 'function') return errorFunction(runContext, error, details);
-      return describeDenial(name, error);
+      return describeRefusal(name, error);
     }
   };
   // A copy keeps every own property, symbol-keyed ones included (the output validator).

@@ -43,9 +43,13 @@ export interface AdapterFixture {
   newAgent(options?: { allowedTools?: string[] }): Promise<TestAgent>;
   /**
    * Starts a test approver for `agentId` and resolves once its subscription is live on the
-   * gateway; it approves the first held call it sees and resolves `approved` with its id.
+   * gateway; it approves (or rejects) the first held call it sees and resolves `approved` (the
+   * name kept for both) with its id.
    */
-  approver(agentId: string): Promise<{ approved: Promise<string> }>;
+  approver(
+    agentId: string,
+    decision?: 'approve' | 'reject',
+  ): Promise<{ approved: Promise<string> }>;
   /** The operator's kill: POST /api/v2/infrastructure/agents/{publicKey}/kill. */
   kill(publicKey: string): Promise<void>;
   /** Registers an MCP server under MCP_SERVER_ID at `url` and trusts it. */
@@ -93,7 +97,7 @@ export async function startAdapterFixture(): Promise<AdapterFixture> {
       });
       return { client, agentId: id, publicKey };
     },
-    async approver(agentId) {
+    async approver(agentId, decision = 'approve') {
       const socket = createClient({
         url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
         webSocketImpl: WebSocket,
@@ -113,16 +117,18 @@ export async function startAdapterFixture(): Promise<AdapterFixture> {
               const id = message.data?.approvalQueue.approval.id;
               if (id === undefined) return;
               stop();
-              graphql<{ approveApproval: { status: string } }>(
+              const mutation = decision === 'approve' ? 'approveApproval' : 'rejectApproval';
+              graphql<Record<string, { status: string }>>(
                 gateway.url,
                 admin,
-                'mutation($id: ID!) { approveApproval(id: $id, reason: "test approver") { status } }',
+                `mutation($id: ID!) { ${mutation}(id: $id, reason: "test approver") { status } }`,
                 { id },
               ).then((answer) => {
                 // USED: the agent's long-poll woke and resubmitted before the mutation read back.
-                const status = answer.data?.approveApproval.status;
-                if (status === 'APPROVED' || status === 'USED') resolve(id);
-                else reject(new Error(`approveApproval answered ${JSON.stringify(answer)}`));
+                const status = answer.data?.[mutation]?.status;
+                const expected = decision === 'approve' ? ['APPROVED', 'USED'] : ['REJECTED'];
+                if (status !== undefined && expected.includes(status)) resolve(id);
+                else reject(new Error(`${mutation} answered ${JSON.stringify(answer)}`));
               }, reject);
             },
             error: reject,

@@ -184,6 +184,29 @@ describe('langchain adapter: governTools in a tool-calling agent loop', () => {
     expect(messages[2]).toMatchObject({ status: 'success', content: 'sent 50000 to acme' });
   });
 
+  it('answers a held call the approver rejects with an error ToolMessage, and the loop answers', async () => {
+    const { client, agentId } = await fixture.newAgent();
+    ran.length = 0;
+    const approver = await fixture.approver(agentId, 'reject');
+    const model = new ScriptedChatModel(
+      calls(['wire_transfer', { to: 'acme', amount: 50_000 }]),
+      new AIMessage('The transfer was refused.'),
+    );
+    const { answer, messages } = await runAgent(
+      model,
+      governTools(client, developerTools()),
+      'Pay acme 50 000.',
+    );
+    const approvalId = await approver.approved;
+    expect(ran).toEqual([]);
+    expect(answer).toBe('The transfer was refused.');
+    expect(messages[2]).toMatchObject({
+      status: 'error',
+      content: expect.stringContaining('APPROVAL_REJECTED'),
+      additional_kwargs: { agentGateway: { reasonCode: 'APPROVAL_REJECTED', approvalId } },
+    });
+  });
+
   it('stops the run when the agent is killed: AgentRevoked leaves the loop', async () => {
     const { client, publicKey } = await fixture.newAgent();
     ran.length = 0;

@@ -102,6 +102,28 @@ describe('mcp adapter: governMcpClient over a real MCP SDK client and server', (
     expect(calls('wire_transfer')).toBe(1);
   });
 
+  it('answers a held call the approver rejects with an isError result; the server sees nothing', async () => {
+    const { client, agentId } = await fixture.newAgent();
+    const mcpClient = await connect();
+    const governed = governMcpClient(client, mcpClient, { serverId: MCP_SERVER_ID });
+    const approver = await fixture.approver(agentId, 'reject');
+    const before = calls('wire_transfer');
+    const result = await governed.callTool({
+      name: 'wire_transfer',
+      arguments: { to: 'acme', amount: 70_000 },
+    });
+    const approvalId = await approver.approved;
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([
+      { type: 'text', text: expect.stringContaining('APPROVAL_REJECTED') },
+    ]);
+    expect(result._meta?.[DENIAL_META_KEY]).toEqual({
+      reasonCode: 'APPROVAL_REJECTED',
+      approvalId,
+    });
+    expect(calls('wire_transfer')).toBe(before);
+  });
+
   it('throws AgentRevoked out of callTool once the agent is killed, and calls nothing', async () => {
     const { client, publicKey } = await fixture.newAgent();
     const mcpClient = await connect();

@@ -163,6 +163,24 @@ describe('openai-agents adapter: governTools in an Agent run', () => {
     });
   });
 
+  it('answers a held call the approver rejects as tool output text, and the run finishes', async () => {
+    const { client, agentId } = await fixture.newAgent();
+    ran.length = 0;
+    const approver = await fixture.approver(agentId, 'reject');
+    const model = new ScriptedModel(
+      calls(['wire_transfer', { to: 'acme', amount: 50_000 }]),
+      say('The transfer was refused.'),
+    );
+    const result = await run(agent(model, governTools(client, developerTools())), 'Pay acme.');
+    await approver.approved;
+    expect(ran).toEqual([]);
+    expect(result.finalOutput).toBe('The transfer was refused.');
+    expect(resultsSeen(model.requests[1]!).get('wire_transfer')).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('APPROVAL_REJECTED'),
+    });
+  });
+
   it('stops the run when the agent is killed: run() rejects with the AgentRevoked', async () => {
     const { client, publicKey } = await fixture.newAgent();
     ran.length = 0;
