@@ -18,3 +18,14 @@ rules:
     condition: "mode == 'staging' && agentRole == 'tester'"
     alertSeverity: LOW
 `;
+
+/** A YAML policy `hold-writes@1.0.0` that holds every call of the tool `write` for a human. */
+export const HOLD_POLICY = `policyName: hold-writes
+version: 1.0.0
+targetAgents: ['*']
+rules:
+  - ruleId: hold_write
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'write'"
+    alertSeverity: MEDIUM
+`;

@@ -11,17 +11,8 @@ import {
   type TestGateway,
   type TestTenant,
 } from '../../support/gateway.js';
+import { HOLD_POLICY } from '../../support/npl-policies.js';
 import { errorCodes, graphql, type Loose } from './support.js';
-
-const HOLD_POLICY = `policyName: hold-writes
-version: 1.0.0
-targetAgents: ['*']
-rules:
-  - ruleId: hold_write
-    action: REQUIRE_HUMAN
-    condition: "tool.name == 'write'"
-    alertSeverity: MEDIUM
-`;
 
 describeEachDatabase('GraphQL API', (kind) => {
   let gw: TestGateway;

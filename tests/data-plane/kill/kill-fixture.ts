@@ -17,17 +17,8 @@ import {
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
+import { HOLD_POLICY } from '../../support/npl-policies.js';
 import { basic, postForm, registerClientOf } from '../oauth/oauth-fixture.js';
-
-export const HOLD_POLICY = `policyName: hold-writes
-version: 1.0.0
-targetAgents: ['*']
-rules:
-  - ruleId: hold_write
-    action: REQUIRE_HUMAN
-    condition: "tool.name == 'write'"
-    alertSeverity: MEDIUM
-`;
 
 export interface ClientOfAgent {
   readonly clientId: string;
