@@ -12,9 +12,12 @@
 //   marker and the tool's `toModelOutput` — which ai awaits in the step loop before the next
 //   model call, outside any catch — throws the AgentRevoked: generateText (and streamText's
 //   result) rejects with it and no further step runs.
+// governMcpTools(client, mcpClient, { serverId }) offers an MCP server's tools (listed through
+// the agent's own MCP SDK client, called through it) as such governed AI SDK tools.
 // Tools without `execute` (answered by the caller) and provider-executed tools run nowhere in this
 // process: they are returned unchanged and the gateway never sees their calls.
-import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';
+import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { dynamicTool, jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet } from 'ai';
 import type { GatewayClient } from '../core.js';
 import { AgentRevoked, GatewayDenied } from '../errors.js';
 import { describeDenial } from './denial.js';
@@ -40,6 +43,39 @@ export function governTools<TOOLS extends ToolSet>(
     governed[name] = governAiTool(client, name, tool, options.serverId);
   }
   return governed as TOOLS;
+}
+
+/**
+ * The tools of an MCP server, listed and called through the agent's MCP SDK client, as governed
+ * AI SDK tools (dynamic tools: the server's JSON schemas, its descriptions). An MCP result is the
+ * tool's output as the server sent it (`isError` results included).
+ */
+export async function governMcpTools(
+  client: GatewayClient,
+  mcpClient: McpClient,
+  options: { readonly serverId: string },
+): Promise<ToolSet> {
+  const tools: ToolSet = {};
+  let cursor: string | undefined;
+  do {
+    const page = await mcpClient.listTools(cursor === undefined ? undefined : { cursor });
+    for (const mcpTool of page.tools) {
+      const name = mcpTool.name;
+      tools[name] = dynamicTool({
+        description: mcpTool.description ?? '',
+        ...(mcpTool.title === undefined ? {} : { title: mcpTool.title }),
+        inputSchema: jsonSchema(mcpTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+        execute: (input, { abortSignal }) =>
+          mcpClient.callTool(
+            { name, arguments: input as Record<string, unknown> },
+            undefined,
+            abortSignal ? { signal: abortSignal } : undefined,
+          ),
+      });
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return governTools(client, tools, { serverId: options.serverId });
 }
 
 function governAiTool(

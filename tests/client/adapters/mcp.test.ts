@@ -6,7 +6,10 @@
 // callTool throws AgentRevoked; listTools can hide what the agent's allowedTools never allow.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { governMcpTools } from '../../../client/src/adapters/ai-sdk.js';
 import { DENIAL_META_KEY, governMcpClient } from '../../../client/src/adapters/mcp.js';
 import { AgentRevoked } from '../../../client/src/index.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
@@ -147,5 +150,53 @@ describe('mcp adapter: governMcpClient over a real MCP SDK client and server', (
     expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'read_rows']);
     const denied = await governed.callTool({ name: 'slow', arguments: { ms: 0 } });
     expect(denied._meta?.[DENIAL_META_KEY]).toMatchObject({ reasonCode: 'AGENT_TOOL_NOT_ALLOWED' });
+  });
+
+  it('offers the server tools to an AI SDK loop, governed: allowed calls reach the server, denied ones do not', async () => {
+    const { client } = await fixture.newAgent();
+    const mcpClient = await connect();
+    const tools = await governMcpTools(client, mcpClient, { serverId: MCP_SERVER_ID });
+    expect(Object.keys(tools).sort()).toEqual(
+      (await mcpClient.listTools()).tools.map((t) => t.name).sort(),
+    );
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    };
+    const model: MockLanguageModelV3 = new MockLanguageModelV3({
+      doGenerate: async () =>
+        model.doGenerateCalls.length === 1
+          ? {
+              content: [
+                { type: 'tool-call', toolCallId: 'c1', toolName: 'echo', input: '{"text":"hi"}' },
+                {
+                  type: 'tool-call',
+                  toolCallId: 'c2',
+                  toolName: 'export_customers',
+                  input: '{}',
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: undefined },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'echoed; export refused' }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage,
+              warnings: [],
+            },
+    });
+    const echoes = calls('echo');
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
+    expect(result.text).toBe('echoed; export refused');
+    expect(calls('echo')).toBe(echoes + 1);
+    expect(calls('export_customers')).toBe(0);
+    const [step] = result.steps;
+    expect(step!.toolResults.map((r) => r.toolName)).toEqual(['echo']);
+    expect(step!.content.find((p) => p.type === 'tool-error')).toMatchObject({
+      toolName: 'export_customers',
+      error: { reasonCode: 'NPL_POLICY_BLOCK' },
+    });
   });
 });
