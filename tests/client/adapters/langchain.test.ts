@@ -156,6 +156,29 @@ describe('langchain adapter: governTools in a tool-calling agent loop', () => {
     });
   });
 
+  it('answers a denied content_and_artifact tool with the same error ToolMessage', async () => {
+    const { client } = await fixture.newAgent();
+    const exportWithArtifact = tool(async () => ['exported', { rows: 3 }], {
+      name: 'export_customers',
+      description: 'Exports every customer.',
+      schema: z.object({ format: z.string() }),
+      responseFormat: 'content_and_artifact',
+    });
+    const [governed] = governTools(client, [exportWithArtifact]);
+    const message = await (governed as DynamicStructuredTool).invoke({
+      name: 'export_customers',
+      args: { format: 'csv' },
+      id: 'call-1',
+      type: 'tool_call',
+    });
+    expect(message).toBeInstanceOf(ToolMessage);
+    expect(message).toMatchObject({
+      status: 'error',
+      tool_call_id: 'call-1',
+      content: expect.stringContaining('NPL_POLICY_BLOCK'),
+    });
+  });
+
   it('throws GatewayDenied when a denied tool is invoked with plain arguments', async () => {
     const { client } = await fixture.newAgent();
     const exportTool = governTools(client, developerTools())[1] as DynamicStructuredTool;
