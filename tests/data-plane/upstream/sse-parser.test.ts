@@ -13,30 +13,20 @@ import {
   type UpstreamClient,
   UpstreamError,
 } from '../../../data-plane/upstream/index.js';
-
-function parseAll(chunks: readonly (Uint8Array | string)[]): SseEvent[] {
-  const events: SseEvent[] = [];
-  const parser = new SseParser((event) => {
-    events.push(event);
-    return undefined;
-  });
-  for (const chunk of chunks) parser.push(chunk);
-  parser.end();
-  return events;
-}
+import { parseSse } from '../../support/config-stream.js';
 
 const encoder = new TextEncoder();
 
 describe('SseParser', () => {
   it('joins data lines, drops one leading space, defaults the type to message', () => {
-    expect(parseAll(['data:a\ndata:  b\ndata\n\n'])).toEqual([
+    expect(parseSse(['data:a\ndata:  b\ndata\n\n'])).toEqual([
       { event: 'message', data: 'a\n b\n', id: '' },
     ]);
   });
 
   it('ignores comments and unknown fields; keeps the last event id', () => {
     expect(
-      parseAll([': ping\nretry: 10\nfoo: bar\nid: 7\nevent: update\ndata: x\n\ndata: y\n\n']),
+      parseSse([': ping\nretry: 10\nfoo: bar\nid: 7\nevent: update\ndata: x\n\ndata: y\n\n']),
     ).toEqual([
       { event: 'update', data: 'x', id: '7' },
       { event: 'message', data: 'y', id: '7' },
@@ -44,7 +34,7 @@ describe('SseParser', () => {
   });
 
   it('accepts CRLF, CR and LF line endings, also split across chunks', () => {
-    expect(parseAll(['data: 1\r', '\n\r', '\ndata: 2\r\rdata: 3\n\n'])).toEqual([
+    expect(parseSse(['data: 1\r', '\n\r', '\ndata: 2\r\rdata: 3\n\n'])).toEqual([
       { event: 'message', data: '1', id: '' },
       { event: 'message', data: '2', id: '' },
       { event: 'message', data: '3', id: '' },
@@ -52,21 +42,21 @@ describe('SseParser', () => {
   });
 
   it('takes a CR that ends the stream as the end of its line', () => {
-    expect(parseAll(['data: a\r', '\r'])).toEqual([{ event: 'message', data: 'a', id: '' }]);
-    expect(parseAll(['data: open\r'])).toEqual([]);
+    expect(parseSse(['data: a\r', '\r'])).toEqual([{ event: 'message', data: 'a', id: '' }]);
+    expect(parseSse(['data: open\r'])).toEqual([]);
   });
 
   it('does not dispatch an event without data or an unterminated event', () => {
-    expect(parseAll(['event: x\n\nid: 1\n\ndata: open'])).toEqual([]);
-    expect(parseAll(['data: open\n'])).toEqual([]);
+    expect(parseSse(['event: x\n\nid: 1\n\ndata: open'])).toEqual([]);
+    expect(parseSse(['data: open\n'])).toEqual([]);
   });
 
   it('dispatches an empty data field as an empty event (priming events)', () => {
-    expect(parseAll(['id: 1\ndata: \n\n'])).toEqual([{ event: 'message', data: '', id: '1' }]);
+    expect(parseSse(['id: 1\ndata: \n\n'])).toEqual([{ event: 'message', data: '', id: '1' }]);
   });
 
   it('ignores an id containing NUL and strips a leading BOM', () => {
-    expect(parseAll([new Uint8Array([0xef, 0xbb, 0xbf]), 'id: a\0b\ndata: z\n\n'])).toEqual([
+    expect(parseSse([new Uint8Array([0xef, 0xbb, 0xbf]), 'id: a\0b\ndata: z\n\n'])).toEqual([
       { event: 'message', data: 'z', id: '' },
     ]);
   });
@@ -74,7 +64,7 @@ describe('SseParser', () => {
   it('decodes UTF-8 split inside a character', () => {
     const bytes = encoder.encode('data: héllo 😀\n\n');
     const chunks = Array.from(bytes, (byte) => new Uint8Array([byte]));
-    expect(parseAll(chunks)).toEqual([{ event: 'message', data: 'héllo 😀', id: '' }]);
+    expect(parseSse(chunks)).toEqual([{ event: 'message', data: 'héllo 😀', id: '' }]);
   });
 
   it('stops when the handler returns true', () => {
@@ -148,8 +138,8 @@ describe('SseParser properties', () => {
     fc.assert(
       fc.property(streamArbitrary, fc.array(fc.nat(), { maxLength: 20 }), (stream, cuts) => {
         const { bytes, expected } = serialize(stream);
-        expect(parseAll([bytes])).toEqual(expected);
-        expect(parseAll(chunk(bytes, cuts))).toEqual(expected);
+        expect(parseSse([bytes])).toEqual(expected);
+        expect(parseSse(chunk(bytes, cuts))).toEqual(expected);
       }),
       { numRuns: 500 },
     );
@@ -161,7 +151,7 @@ describe('SseParser properties', () => {
         fc.uint8Array({ maxLength: 300 }),
         fc.array(fc.nat(), { maxLength: 10 }),
         (bytes, cuts) => {
-          expect(() => parseAll(chunk(bytes, cuts))).not.toThrow();
+          expect(() => parseSse(chunk(bytes, cuts))).not.toThrow();
         },
       ),
       { numRuns: 500 },
