@@ -2,6 +2,7 @@
 // type, approvals (approve, reject, expiry, the client's own timeout, abort), the kill switch's
 // latch, retries only on 429/503, the identity read and its refresh, and the Agent-Proof a
 // tenant requiring agent identity accepts.
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentRevoked,
@@ -117,6 +118,24 @@ describe('the core client against a gateway', () => {
     });
     expect(audit?.action).toBe('inspect.deny');
     expect(runs).toEqual([]);
+  });
+
+  it('shadow: a call policy would block runs, the counterfactual in the inspection', async () => {
+    const c = client({ executionMode: 'shadow' });
+    const seen: Record<string, unknown>[] = [];
+    const tool = c.governTool<{ text: string }, string>({ name: 'echo' }, (args, context) => {
+      seen.push(context.inspection.raw);
+      return `echo: ${args.text}`;
+    });
+    expect(await tool({ text: 'secret' })).toBe('echo: secret');
+    expect(seen).toEqual([
+      expect.objectContaining({
+        decision: 'allow',
+        enforced: false,
+        forwarded: false,
+        shadow: expect.objectContaining({ decision: 'deny', reasonCode: 'NPL_POLICY_BLOCK' }),
+      }),
+    ]);
   });
 
   it('a tool the agent may not use is denied as such', async () => {
@@ -253,6 +272,25 @@ describe('the core client against a gateway', () => {
       status: 0,
       attempts: 1,
     });
+  });
+
+  it('a gateway that does not answer within timeoutMs: GatewayUnavailable status 0', async () => {
+    const silent = createServer(() => {
+      // Never answers.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as { port: number };
+      const c = client({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 150 });
+      await expect(c.inspect({ toolName: 'echo', arguments: {} })).rejects.toMatchObject({
+        code: 'GATEWAY_UNAVAILABLE',
+        status: 0,
+        attempts: 1,
+      });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it('400 and 403 are not retried', async () => {
