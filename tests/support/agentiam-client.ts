@@ -21,7 +21,7 @@ import {
 } from '../../shared/agentiam/ed25519-keys.js';
 import { createAgentProof } from '../../shared/agentiam/proof-of-possession.js';
 import { type AgentId, asAgentId } from '../../shared/ids.js';
-import type { TestGateway } from './gateway.js';
+import { postAsClient, type TestGateway } from './gateway.js';
 
 /** An agent registered with the public half of a key the test holds. */
 export interface KeyedAgent {
@@ -198,10 +198,8 @@ export async function verifyChainOverHttp(
   body: unknown,
   key = gateway.tenant.key,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${gateway.url}/api/v1/agentiam/delegation/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+  const response = await postAsClient(`${gateway.url}/api/v1/agentiam/delegation/verify`, body, {
+    key,
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }

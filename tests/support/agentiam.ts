@@ -20,7 +20,7 @@ import type { CaKeyConfig } from '../../shared/snapshot/types.js';
 import type { Database } from '../../storage/database.js';
 import { newAgentPublicKey } from './agent-keys.js';
 import type { DatabaseKindUnderTest } from './databases.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { postAsClient, startTestGateway, type TestGateway } from './gateway.js';
 
 const CONTEXTS_DIR = new URL('../../schema/contexts/', import.meta.url);
 
@@ -71,14 +71,14 @@ export async function startAgentIamGateway(
     addKeyedAgent,
     async issue(body, init = {}) {
       const key = init.key === undefined ? managerKey : init.key;
-      const response = await fetch(`${gateway.url}/api/v1/agentiam/credentials/issue`, {
-        method: 'POST',
-        headers: {
-          'content-type': init.contentType ?? 'application/json',
-          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      const response = await postAsClient(
+        `${gateway.url}/api/v1/agentiam/credentials/issue`,
+        body,
+        {
+          key,
+          contentType: init.contentType,
         },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
+      );
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
   };

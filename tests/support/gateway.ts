@@ -144,14 +144,9 @@ export async function startTestGateway(
     },
     sync,
     async inspect(body, init = {}) {
-      const response = await fetch(`${url}/api/v1/mcp/gateway/inspect`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${init.key ?? tenant.key}`,
-          ...init.headers,
-        },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
+      const response = await postAsClient(`${url}/api/v1/mcp/gateway/inspect`, body, {
+        key: init.key ?? tenant.key,
+        headers: init.headers,
       });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
@@ -161,6 +156,26 @@ export async function startTestGateway(
       await t.dispose();
     },
   };
+}
+
+/**
+ * POSTs a raw (string) or JSON body as an API client would: `key` as the bearer token (null: no
+ * Authorization), content-type application/json unless given, then any other headers.
+ */
+export function postAsClient(
+  url: string,
+  body: unknown,
+  init: { key: string | null; contentType?: string; headers?: Record<string, string> },
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': init.contentType ?? 'application/json',
+      ...(init.key === null ? {} : { authorization: `Bearer ${init.key}` }),
+      ...init.headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 /** A well-formed inspect body for a tools/call; override any part. */

@@ -6,7 +6,7 @@ import { createAgent } from '../../../control-plane/services/agents.js';
 import { type AgentId, asAgentId } from '../../../shared/ids.js';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { postAsClient, startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 export interface RegisterAnswer {
   readonly status: number;
@@ -57,13 +57,9 @@ export async function startOAuthTestGateway(
     addKeyedAgent,
     async register(body, init = {}) {
       const key = init.key === undefined ? managerKey : init.key;
-      const response = await fetch(`${gateway.url}/oauth/register`, {
-        method: 'POST',
-        headers: {
-          'content-type': init.contentType ?? 'application/json',
-          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-        },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
+      const response = await postAsClient(`${gateway.url}/oauth/register`, body, {
+        key,
+        contentType: init.contentType,
       });
       return {
         status: response.status,

@@ -4,7 +4,7 @@
 // wrote nothing.
 import { randomBytes } from 'node:crypto';
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { postAsClient, startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 export const SPAWN_PATH = '/api/v1/agents/spawn';
 
@@ -63,15 +63,13 @@ export async function startSpawnGateway(
     managerKey,
     async spawn(body, init = {}) {
       const key = init.key === undefined ? managerKey : init.key;
-      const response = await fetch(`${gateway.url}${SPAWN_PATH}`, {
-        method: 'POST',
+      const response = await postAsClient(`${gateway.url}${SPAWN_PATH}`, body, {
+        key,
+        contentType: init.contentType,
         headers: {
-          'content-type': init.contentType ?? 'application/json',
-          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
           ...(init.idempotencyKey === undefined ? {} : { 'idempotency-key': init.idempotencyKey }),
           ...init.headers,
         },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await response.text();
       return {

@@ -15,7 +15,7 @@ import {
   verifyChainOverHttp,
 } from '../../support/agentiam-client.js';
 import type { DatabaseKindUnderTest } from '../../support/databases.js';
-import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { postAsClient, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
 import { HOLD_POLICY } from '../../support/npl-policies.js';
 import { basic, postForm, registerClientOf } from '../oauth/oauth-fixture.js';
@@ -178,16 +178,10 @@ export async function postKill(
   key: string | null,
   init: { contentType?: string } = {},
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(
+  const response = await postAsClient(
     `${gateway.url}/api/v2/infrastructure/agents/${encodeURIComponent(publicKey)}/kill`,
-    {
-      method: 'POST',
-      headers: {
-        'content-type': init.contentType ?? 'application/json',
-        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-      },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    },
+    body,
+    { key, ...init },
   );
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
