@@ -43,7 +43,7 @@ export function createHttp(config: ResolvedConfig): HttpSend {
           await response.body?.cancel();
           throw new GatewayUnavailable(response.status, attempt);
         }
-        return { status: response.status, body: await readJson(response) };
+        return { status: response.status, body: await readBody(response, request, attempt) };
       }
       last = response;
       const delay = retryDelay(response.headers.get('retry-after'), attempt);
@@ -84,8 +84,19 @@ async function attemptOnce(
   }
 }
 
-async function readJson(response: Response): Promise<Record<string, unknown>> {
-  const text = await response.text();
+/** The answer's JSON; a body cut short (timeout, reset) is the gateway not answering. */
+async function readBody(
+  response: Response,
+  request: HttpRequest,
+  attempt: number,
+): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (request.signal?.aborted) throw request.signal.reason;
+    throw new GatewayUnavailable(0, attempt, { cause: error });
+  }
   if (text.length === 0) return {};
   try {
     const value: unknown = JSON.parse(text);

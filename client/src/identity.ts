@@ -47,17 +47,17 @@ export class IdentityCache {
     if (this.#material !== undefined && Date.now() < this.#refreshAt) {
       return Promise.resolve(this.#material);
     }
-    this.#pending ??= this.#fetch(signal).finally(() => {
+    // One read shared by every caller, bounded by timeoutMs; a caller's abort only ends its wait.
+    this.#pending ??= this.#fetch().finally(() => {
       this.#pending = undefined;
     });
-    return this.#pending;
+    return signal === undefined ? this.#pending : untilAborted(this.#pending, signal);
   }
 
-  async #fetch(signal: AbortSignal | undefined): Promise<AgentIdentityMaterial> {
+  async #fetch(): Promise<AgentIdentityMaterial> {
     const answer = await this.send({
       method: 'GET',
       path: `/api/v1/agents/${encodeURIComponent(this.config.agentId)}/identity`,
-      signal,
     });
     if (answer.status !== 200) {
       throw new GatewayRequestError(
@@ -80,4 +80,22 @@ export class IdentityCache {
     );
     return material;
   }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
