@@ -78,9 +78,10 @@ describe('BatchedWriter', () => {
     const batched = writer(target.write);
     let release!: () => void;
     target.holdUntil(new Promise<void>((resolve) => (release = resolve)));
+    const firstStarted = target.nextWrite();
     batched.record('a');
     const first = batched.flush();
-    await target.nextWrite();
+    await firstStarted;
     batched.record('b');
     const second = batched.flush();
     // The second write waits for the first, however long it takes: not started after a full
