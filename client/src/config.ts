@@ -55,7 +55,10 @@ export interface GatewayClientConfig {
   readonly retries?: number;
   /** The agent's Ed25519 private key (OKP JWK with `d`): enables credential + Agent-Proof. */
   readonly privateKeyJwk?: Ed25519PrivateJwk;
-  /** The agent's OAuth client secret, for token requests; never sent to inspect. */
+  /**
+   * The agent's OAuth client secret (spawn's `oauth.client_secret`): `accessToken(resource)` uses it
+   * at the token endpoint; never sent to inspect.
+   */
   readonly clientSecret?: string;
   /** For a sub-agent: the chain it presents (see the /delegation export). */
   readonly delegation?: DelegationConfig;
@@ -83,6 +86,7 @@ export interface ResolvedConfig {
   readonly approvalTimeoutMs: number;
   readonly retries: number;
   readonly privateKeyJwk: Ed25519PrivateJwk | undefined;
+  readonly clientSecret: string | undefined;
   readonly delegation: DelegationConfig | undefined;
   readonly logger: GatewayLogger;
   readonly fetch: typeof fetch;
@@ -121,6 +125,7 @@ export function resolveConfig(config: GatewayClientConfig): ResolvedConfig {
   }
   const privateKeyJwk = config.privateKeyJwk;
   if (privateKeyJwk !== undefined) checkPrivateKey(privateKeyJwk);
+  if (config.clientSecret !== undefined) requiredString(config, 'clientSecret');
   const delegation = config.delegation;
   if (delegation !== undefined) {
     if (typeof delegation?.rootCredential !== 'object' || delegation.rootCredential === null) {
@@ -160,6 +165,7 @@ export function resolveConfig(config: GatewayClientConfig): ResolvedConfig {
     approvalTimeoutMs: positive(config.approvalTimeoutMs, 'approvalTimeoutMs', 120_000),
     retries: count(config.retries, 'retries', 3),
     privateKeyJwk,
+    clientSecret: config.clientSecret,
     delegation,
     logger: config.logger ?? NO_LOGGER,
     fetch: config.fetch ?? fetchImpl.bind(globalThis),

@@ -3,6 +3,7 @@
 // `forward: false` unless the caller asks otherwise, so an allow is a decision, not a forward.
 // Once the gateway says AGENT_REVOKED the client is latched: every later call throws AgentRevoked
 // without a request, so a killed agent's run stops however its framework retries.
+import { AccessTokens } from './access-tokens.js';
 import { waitForApproval as pollApproval, type WaitForApprovalOptions } from './approvals.js';
 import { type GatewayClientConfig, type ResolvedConfig, resolveConfig } from './config.js';
 import { AgentRevoked, GatewayDenied, GatewayRequestError } from './errors.js';
@@ -60,6 +61,7 @@ export class GatewayClient {
   readonly #resolved: ResolvedConfig;
   readonly #send: HttpSend;
   readonly #identity: IdentityCache;
+  readonly #tokens: AccessTokens;
   readonly #executionId = globalThis.crypto.randomUUID();
   #signer: Promise<AgentSigner> | undefined;
   #rpcId = 0;
@@ -70,6 +72,7 @@ export class GatewayClient {
     this.config = Object.freeze({ ...config });
     this.#send = createHttp(this.#resolved);
     this.#identity = new IdentityCache(this.#resolved, this.#send);
+    this.#tokens = new AccessTokens(this.#resolved, this.#identity);
   }
 
   /** True once the gateway answered AGENT_REVOKED: every later call throws without a request. */
@@ -81,6 +84,21 @@ export class GatewayClient {
   async identity(options: { signal?: AbortSignal } = {}): Promise<AgentIdentityMaterial> {
     this.#throwIfRevoked();
     return this.#identity.get(options.signal);
+  }
+
+  /**
+   * An access token of the agent's OAuth client for one resource (`mcp://{serverId}`), from the
+   * token endpoint with `clientSecret`; cached until shortly before it expires. A killed agent
+   * throws AgentRevoked.
+   */
+  async accessToken(resource: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+    this.#throwIfRevoked();
+    try {
+      return await this.#tokens.get(resource, options.signal);
+    } catch (error) {
+      if (error instanceof AgentRevoked) this.#revoked = error;
+      throw error;
+    }
   }
 
   /** One inspection. Deny and hold are outcomes, not errors. */

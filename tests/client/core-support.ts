@@ -41,6 +41,7 @@ export interface SpawnedAgent {
   readonly privateKeyJwk: Ed25519PrivateJwk;
   readonly credentialId: string;
   readonly clientId: string;
+  readonly clientSecret: string;
 }
 
 export interface ClientTestGateway {
@@ -91,6 +92,7 @@ export async function startClientGateway(): Promise<ClientTestGateway> {
         privateKeyJwk: body.private_key_jwk,
         credentialId: body.credentialId,
         clientId: body.oauth.client_id,
+        clientSecret: body.oauth.client_secret,
       };
     },
     approve: (id) => mutate('mutation($id: ID!) { approveApproval(id: $id) { id } }', { id }),
