@@ -11,25 +11,19 @@ import {
   GatewayConfigError,
   GatewayRequestError,
 } from '../../client/src/index.js';
-import { type ClientTestGateway, type SpawnedAgent, startClientGateway } from './core-support.js';
+import {
+  type ClientTestGateway,
+  clientConfigFor,
+  type SpawnedAgent,
+  startClientGateway,
+} from './core-support.js';
 
 describe('accessToken(resource)', () => {
   let t: ClientTestGateway;
   let agent: SpawnedAgent;
 
-  const configFor = (
-    who: SpawnedAgent,
-    extra: Partial<GatewayClientConfig> = {},
-  ): GatewayClientConfig => ({
-    tenantId: t.gateway.tenant.id,
-    agentId: who.id,
-    apiKey: t.gateway.tenant.key,
-    baseUrl: t.gateway.url,
-    policy: t.policyUri,
-    serverId: 'files',
-    clientSecret: who.clientSecret,
-    ...extra,
-  });
+  const configFor = (who: SpawnedAgent, extra: Partial<GatewayClientConfig> = {}) =>
+    clientConfigFor(t, who, { clientSecret: who.clientSecret, ...extra });
 
   beforeAll(async () => {
     t = await startClientGateway();

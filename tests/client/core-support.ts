@@ -3,7 +3,7 @@
 // mock result, GraphQL approvals, the kill switch's REST route, and a counting HTTP proxy in
 // front of the gateway that can answer a scripted status first (a busy or unavailable gateway).
 import { createServer, type Server } from 'node:http';
-import type { Ed25519PrivateJwk } from '../../client/src/index.js';
+import type { Ed25519PrivateJwk, GatewayClientConfig } from '../../client/src/index.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import {
@@ -176,5 +176,22 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       queue.push(...answers);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A client configuration for `who` against the test gateway (server `files` by default). */
+export function clientConfigFor(
+  t: ClientTestGateway,
+  who: SpawnedAgent,
+  extra: Partial<GatewayClientConfig> = {},
+): GatewayClientConfig {
+  return {
+    tenantId: t.gateway.tenant.id,
+    agentId: who.id,
+    apiKey: t.gateway.tenant.key,
+    baseUrl: t.gateway.url,
+    policy: t.policyUri,
+    serverId: 'files',
+    ...extra,
   };
 }

@@ -22,6 +22,7 @@ import { graphql } from '../control-plane/graphql/support.js';
 import {
   type ClientTestGateway,
   type CountingProxy,
+  clientConfigFor,
   SIM_MOCK,
   type SpawnedAgent,
   startClientGateway,
@@ -33,18 +34,8 @@ describe('the core client against a gateway', () => {
   let agent: SpawnedAgent;
   let proxy: CountingProxy;
 
-  const configFor = (
-    who: SpawnedAgent,
-    extra: Partial<GatewayClientConfig> = {},
-  ): GatewayClientConfig => ({
-    tenantId: t.gateway.tenant.id,
-    agentId: who.id,
-    apiKey: t.gateway.tenant.key,
-    baseUrl: t.gateway.url,
-    policy: t.policyUri,
-    serverId: 'files',
-    ...extra,
-  });
+  const configFor = (who: SpawnedAgent, extra: Partial<GatewayClientConfig> = {}) =>
+    clientConfigFor(t, who, extra);
   const client = (extra: Partial<GatewayClientConfig> = {}) =>
     createGatewayClient(configFor(agent, extra));
 
