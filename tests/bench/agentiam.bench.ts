@@ -20,7 +20,7 @@ import { type DatabaseKindUnderTest, postgresUrl } from '../support/databases.js
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
 import type { LatencySummary, LoadRequest } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
-import { runSequential, runThroughput, type ThroughputResult } from './run-load.js';
+import { runSequential, runThroughput, sequentialRow, type ThroughputResult } from './run-load.js';
 
 const BUDGET = { warmChainMs: 1, coldChainMs: 60 };
 const LINKS = 5;
@@ -415,21 +415,15 @@ export default async function agentIamBench(ctx: BenchContext): Promise<void> {
       INSPECT_WARMUP,
       INSPECT_CALLS,
     )) as [LatencySummary, LatencySummary, LatencySummary];
-    const seqRow = (scenario: string, r: LatencySummary): BenchRow => ({
-      scenario,
-      calls: r.requests,
-      'mean ms': ms(r.mean),
-      'p50 ms': ms(r.p50),
-      'p90 ms': ms(r.p90),
-      'p99 ms': ms(r.p99),
-      unexpected: r.unexpected,
-    });
     ctx.report(
       `Inspect allow (simulation), sequential, interleaved, ${INSPECT_CALLS} calls each (Agent-Proofs made beforehand)`,
       [
-        seqRow('requireAgentIdentity off (no identity in the call)', offSeq),
-        seqRow('requireAgentIdentity on: credential + Agent-Proof', onSeq),
-        seqRow(`requireAgentIdentity on: credential + ${LINKS} links + Agent-Proof`, chainSeq),
+        sequentialRow('requireAgentIdentity off (no identity in the call)', offSeq),
+        sequentialRow('requireAgentIdentity on: credential + Agent-Proof', onSeq),
+        sequentialRow(
+          `requireAgentIdentity on: credential + ${LINKS} links + Agent-Proof`,
+          chainSeq,
+        ),
       ],
     );
 

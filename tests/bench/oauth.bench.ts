@@ -9,7 +9,7 @@ import { inspectBody, startTestGateway, type TestGateway } from '../support/gate
 import { startEchoUpstream } from './echo-upstream.js';
 import type { LatencySummary, LoadRequest } from './load.js';
 import type { BenchContext, BenchRow } from './run.js';
-import { runLoad, runThroughput, type ThroughputResult } from './run-load.js';
+import { runSequential, runThroughput, sequentialRow, type ThroughputResult } from './run-load.js';
 
 type Throughput = ThroughputResult;
 
@@ -196,26 +196,17 @@ export default async function oauthBench(ctx: BenchContext): Promise<void> {
     ctx.progress(
       `inspect → production forward, sequential, none / mcp_as interleaved (${SEQUENTIAL_CALLS} each)`,
     );
-    const sequential = await runLoad({
-      kind: 'sequential',
-      targets: [noneRequest, mcpAsRequest],
-      warmup: SEQUENTIAL_WARMUP,
-      count: SEQUENTIAL_CALLS,
-    });
-    if (sequential.kind !== 'sequential') throw new Error('unexpected load result');
-    const [noneSeq, mcpAsSeq] = sequential.targets as [LatencySummary, LatencySummary];
-    const seqRow = (scenario: string, r: LatencySummary): BenchRow => ({
-      scenario,
-      calls: r.requests,
-      'mean ms': ms(r.mean),
-      'p50 ms': ms(r.p50),
-      'p90 ms': ms(r.p90),
-      'p99 ms': ms(r.p99),
-      unexpected: r.unexpected,
-    });
+    const [noneSeq, mcpAsSeq] = (await runSequential(
+      [noneRequest, mcpAsRequest],
+      SEQUENTIAL_WARMUP,
+      SEQUENTIAL_CALLS,
+    )) as [LatencySummary, LatencySummary];
     ctx.report(
       `Inspect allow → production forward, sequential, interleaved, ${SEQUENTIAL_CALLS} calls each (same gateway, same upstream)`,
-      [seqRow('oauthMode none', noneSeq), seqRow('oauthMode mcp_as (token cache)', mcpAsSeq)],
+      [
+        sequentialRow('oauthMode none', noneSeq),
+        sequentialRow('oauthMode mcp_as (token cache)', mcpAsSeq),
+      ],
     );
 
     const loadRows: BenchRow[] = [];

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LatencySummary, LoadRequest, LoadResult, LoadSpec } from './load.js';
+import type { BenchRow } from './run.js';
 
 const LOAD_SCRIPT = fileURLToPath(new URL('./load.ts', import.meta.url));
 
@@ -40,4 +41,18 @@ export async function runSequential(
   const result = await runLoad({ kind: 'sequential', targets, warmup, count });
   if (result.kind !== 'sequential') throw new Error('unexpected load result');
   return [...result.targets];
+}
+
+/** One table row of a sequential summary: calls, mean and percentiles in ms, unexpected answers. */
+export function sequentialRow(scenario: string, r: LatencySummary): BenchRow {
+  const ms = (value: number) => Number(value.toFixed(3));
+  return {
+    scenario,
+    calls: r.requests,
+    'mean ms': ms(r.mean),
+    'p50 ms': ms(r.p50),
+    'p90 ms': ms(r.p90),
+    'p99 ms': ms(r.p99),
+    unexpected: r.unexpected,
+  };
 }
