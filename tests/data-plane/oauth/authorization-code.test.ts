@@ -17,6 +17,7 @@ import {
   generateEd25519KeyMaterial,
 } from '../../../shared/agentiam/ed25519-keys.js';
 import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
+import { bumpConfigVersionSql } from '../../../storage/config-version.js';
 import { issueCredential } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
@@ -351,10 +352,7 @@ describeEachDatabase('the authorization_code grant with PKCE (agent-identity pro
   it('a killed agent is access_denied at the authorization endpoint', async () => {
     const client = await addCodeClient();
     await gateway.db.query(`update agents set status = 'killed' where id = $1`, [client.agentId]);
-    await gateway.db.query(
-      `update tenants set "configVersion" = "configVersion" + 1 where id = $1`,
-      [client.tenantId],
-    );
+    await bumpConfigVersionSql(gateway.db, client.tenantId);
     await gateway.sync();
     const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
     expectRedirectError(await authorize(client, challenge), 'access_denied', 'killed');

@@ -5,6 +5,7 @@ import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOAuthClient } from '../../../control-plane/services/oauth-clients.js';
+import { bumpConfigVersionSql } from '../../../storage/config-version.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
@@ -146,10 +147,7 @@ describeEachDatabase('OAuth introspection and revocation', (kind) => {
       const second = await issue(doomed);
       expect((await introspect(second)).active).toBe(true);
       await gateway.db.query(`update agents set status = 'killed' where id = $1`, [doomed.agentId]);
-      await gateway.db.query(
-        `update tenants set "configVersion" = "configVersion" + 1 where id = $1`,
-        [doomed.tenant.id],
-      );
+      await bumpConfigVersionSql(gateway.db, doomed.tenant.id);
       await gateway.sync();
       expect(await introspect(second)).toEqual({ active: false });
     });
@@ -327,10 +325,7 @@ describe('revoking a gateway-minted forwarding token', () => {
       `update issued_tokens set "revokedAt" = now() where "tenantId" = $1 and audience = 'mcp://live'`,
       [client.tenant.id],
     );
-    await gateway.db.query(
-      `update tenants set "configVersion" = "configVersion" + 1 where id = $1`,
-      [client.tenant.id],
-    );
+    await bumpConfigVersionSql(gateway.db, client.tenant.id);
     await gateway.sync();
     expect((await forward(2)).status).toBe(200);
     expect(upstream.lastAuthorization).toMatch(/^Bearer /);

@@ -4,6 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOAuthClient } from '../../../control-plane/services/oauth-clients.js';
+import { bumpConfigVersionSql } from '../../../storage/config-version.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import {
@@ -327,10 +328,7 @@ describeEachDatabase('POST /oauth/token (client_credentials)', (kind) => {
     it('401 invalid_client: the agent is killed', async () => {
       const client = await addClient(gateway);
       await gateway.db.query(`update agents set status = 'killed' where id = $1`, [client.agentId]);
-      await gateway.db.query(
-        `update tenants set "configVersion" = "configVersion" + 1 where id = $1`,
-        [client.tenant.id],
-      );
+      await bumpConfigVersionSql(gateway.db, client.tenant.id);
       await gateway.sync();
       await expectRefused(
         await postForm(tokenUrl, grant(), {
