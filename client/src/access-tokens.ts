@@ -11,7 +11,7 @@ import {
   GatewayRequestError,
   GatewayUnavailable,
 } from './errors.js';
-import type { IdentityCache } from './identity.js';
+import { type IdentityCache, untilAborted } from './identity.js';
 
 export const TOKEN_PATH = '/oauth/token';
 /** A cached token is renewed this long before it expires. */
@@ -34,20 +34,21 @@ export class AccessTokens {
   get(resource: string, signal?: AbortSignal): Promise<string> {
     const cached = this.#cached.get(resource);
     if (cached !== undefined && Date.now() < cached.renewAt) return Promise.resolve(cached.token);
+    // One request shared by every caller, bounded by timeoutMs; a caller's abort only ends its wait.
     let pending = this.#pending.get(resource);
     if (pending === undefined) {
-      pending = this.#request(resource, signal).finally(() => this.#pending.delete(resource));
+      pending = this.#request(resource).finally(() => this.#pending.delete(resource));
       this.#pending.set(resource, pending);
     }
-    return pending;
+    return signal === undefined ? pending : untilAborted(pending, signal);
   }
 
-  async #request(resource: string, signal: AbortSignal | undefined): Promise<string> {
+  async #request(resource: string): Promise<string> {
     const { config } = this;
     if (config.clientSecret === undefined) {
       throw new GatewayConfigError('clientSecret', 'is required to request access tokens');
     }
-    const material = await this.identity.get(signal);
+    const material = await this.identity.get();
     if (material.status === 'killed') throw new AgentRevoked(material.agentId, undefined);
     const client = material.oauthClients.find((candidate) =>
       candidate.audiences.includes(resource),
@@ -62,7 +63,6 @@ export class AccessTokens {
     const basic = btoa(
       `${encodeURIComponent(client.clientId)}:${encodeURIComponent(config.clientSecret)}`,
     );
-    const timeout = AbortSignal.timeout(config.timeoutMs);
     let response: Response;
     try {
       response = await config.fetch(`${config.baseUrl}${TOKEN_PATH}`, {
@@ -73,10 +73,9 @@ export class AccessTokens {
           accept: 'application/json',
         },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource }).toString(),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: AbortSignal.timeout(config.timeoutMs),
       });
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
       throw new GatewayUnavailable(0, 1, { cause: error });
     }
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
