@@ -130,6 +130,7 @@ describeEachDatabase('an audit writer killed with SIGKILL', (kind) => {
   it('leaves a chain that verifies and holds every entry whose append resolved', async () => {
     let env: Record<string, string>;
     let tenantId: string;
+    let childApplication: string | undefined;
     if (kind === 'pglite') {
       const db = await openDatabase({ dataDir });
       await migrateDatabase(db);
@@ -139,7 +140,10 @@ describeEachDatabase('an audit writer killed with SIGKILL', (kind) => {
     } else {
       t = await createTestDatabase('postgres');
       tenantId = await createTenant(t.db);
-      env = { AUDIT_CHILD_URL: postgresUrl!, AUDIT_CHILD_SCHEMA: t.schema! };
+      childApplication = `audit-kill-${t.schema}`.slice(0, 63);
+      const url = new URL(postgresUrl!);
+      url.searchParams.set('application_name', childApplication);
+      env = { AUDIT_CHILD_URL: url.toString(), AUDIT_CHILD_SCHEMA: t.schema! };
     }
     const child = startChild({
       ...env,
@@ -154,6 +158,20 @@ describeEachDatabase('an audit writer killed with SIGKILL', (kind) => {
 
     // The dead child's lock on the data directory is stale: this open takes it over.
     const db = kind === 'pglite' ? await openDatabase({ dataDir }) : t!.db;
+    if (childApplication !== undefined) {
+      // The server completes (or rolls back) the killed child's last transaction on its own: wait
+      // until its connections are gone, so the chain read below is final.
+      while (
+        (
+          await db.query<{ n: number }>(
+            'select count(*)::int as n from pg_stat_activity where application_name = $1',
+            [childApplication],
+          )
+        )[0]?.n !== 0
+      ) {
+        await new Promise((next) => setTimeout(next, 10));
+      }
+    }
     try {
       const exported = await exportAll(db, tenantId);
       const result = await verifyAuditChain(exported);
