@@ -62,6 +62,13 @@ export const AUDIT_ACTIONS = {
    * planes confirmed (docs/kill-switch.md). Once per agent.
    */
   AGENT_KILLED: 'agent.killed',
+  /**
+   * An upstream sent a tool definition that differs from the pinned one: the tool is held
+   * (hidden from the MCP proxy's tools/list, its calls denied) until approved.
+   */
+  TOOL_DEFINITION_CHANGED: 'tool_definition.changed',
+  /** An operator approved a tool definition: it is the pinned one from now on. */
+  TOOL_DEFINITION_APPROVED: 'tool_definition.approved',
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

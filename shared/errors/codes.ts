@@ -160,6 +160,66 @@ export const ERROR_CODES = {
     summary: 'The forward was aborted because the agent was killed while it ran.',
     hint: 'The agent is revoked; nothing more will be forwarded for it.',
   },
+  // Tool-definition pinning (docs/tool-pinning.md).
+  MCP_TOOL_DEFINITION_CHANGED: {
+    status: 403,
+    message: 'tool {tool} of server {serverId} changed its definition since it was approved',
+    summary:
+      'The upstream now describes this tool differently from the definition an operator approved (or the gateway first saw): it is hidden and denied until reviewed.',
+    hint: 'Review the change with the toolDefinitionChanges query and approve it with approveToolDefinition (docs/tool-pinning.md).',
+  },
+  MCP_TOOL_NOT_APPROVED: {
+    status: 403,
+    message: 'tool {tool} of server {serverId} has not been approved by an operator',
+    summary:
+      'The tenant pins tool definitions in approved_only mode and nobody has approved this tool yet.',
+    hint: 'Approve its definition with approveToolDefinition (toolDefinitionChanges lists it), or set toolPinning to first_sight.',
+  },
+  // MCP proxy transport (docs/mcp-proxy.md).
+  MCP_ORIGIN_FORBIDDEN: {
+    status: 403,
+    message: 'Origin {origin} may not use the MCP proxy',
+    summary:
+      'The request came from a web page of another origin; the proxy refuses it so a page cannot drive it through DNS rebinding.',
+    hint: 'Call the proxy from an MCP client (no Origin header), from the gateway\'s own origin, or from a local origin (localhost, 127.0.0.1, [::1]).',
+  },
+  MCP_SESSION_NOT_FOUND: {
+    status: 404,
+    message: 'MCP session {sessionId} does not exist or has ended',
+    summary: 'The Mcp-Session-Id names no live session of this proxy endpoint.',
+    hint: 'Start a new session with an initialize request (MCP clients do this by themselves on 404).',
+  },
+  MCP_SESSION_REQUIRED: {
+    status: 400,
+    message: 'this request needs an Mcp-Session-Id header: {problem}',
+    summary: 'Every request but initialize belongs to a session the proxy opened.',
+    hint: 'Send initialize first and repeat the Mcp-Session-Id header of its answer on every later request.',
+  },
+  MCP_SESSION_FORBIDDEN: {
+    status: 403,
+    message: 'MCP session {sessionId} belongs to another agent',
+    summary: 'A session is bound to the agent that opened it.',
+    hint: 'Use the session with the credentials that opened it, or open a new session.',
+  },
+  MCP_PROTOCOL_VERSION_UNSUPPORTED: {
+    status: 400,
+    message: 'MCP-Protocol-Version {version} is not supported',
+    summary: 'The MCP-Protocol-Version header names a protocol revision the proxy does not speak.',
+    hint: 'Use one of the revisions docs/mcp-proxy.md lists (the one initialize negotiated).',
+  },
+  MCP_PROXY_UNAUTHORIZED: {
+    status: 401,
+    message: 'the MCP proxy needs a bearer token for {resource}: {problem}',
+    summary:
+      'The proxy accepts an access token of this gateway whose audience is the proxy resource, or an agents:execute API key with an X-Agent-Id header.',
+    hint: 'Follow the WWW-Authenticate resource_metadata link: obtain a token at the gateway\'s token endpoint with resource=<the proxy URL> (docs/mcp-proxy.md).',
+  },
+  MCP_CONCURRENCY_LIMIT: {
+    status: 429,
+    message: 'too many calls in flight for this {scope} (limit {limit})',
+    summary: 'The session or the agent already has as many calls in flight as the proxy allows.',
+    hint: 'Wait for a call to finish, or raise AGENT_GATEWAY_MCP_SESSION_CONCURRENCY / AGENT_GATEWAY_MCP_AGENT_CONCURRENCY.',
+  },
   // Approvals (DESIGN.md §4).
   APPROVAL_PENDING: {
     status: 403,

@@ -13,6 +13,10 @@ export const EVENT_TYPES = {
   AGENT_KILL_PROPAGATED: 'agent.kill.propagated',
   /** An agent was spawned, or its kill completed: what consoles' agentEvents subscription shows. */
   AGENT_CHANGED: 'agent.changed',
+  /** An upstream changed a pinned tool's definition: the tool is held (docs/tool-pinning.md). */
+  TOOL_DEFINITION_CHANGED: 'tool_definition.changed',
+  /** An operator approved a tool definition. */
+  TOOL_DEFINITION_APPROVED: 'tool_definition.approved',
 } as const;
 
 export interface AuditAppendedEvent {
@@ -74,7 +78,17 @@ export interface AgentChangedEvent {
   readonly agent: { readonly id: AgentId; readonly change: 'spawned' | 'killed' };
 }
 
+export interface ToolDefinitionEvent {
+  readonly type:
+    | typeof EVENT_TYPES.TOOL_DEFINITION_CHANGED
+    | typeof EVENT_TYPES.TOOL_DEFINITION_APPROVED;
+  readonly tenantId: TenantId;
+  readonly serverId: string;
+  readonly toolName: string;
+}
+
 export type GatewayEvent =
+  | ToolDefinitionEvent
   | AuditAppendedEvent
   | ApprovalEvent
   | AgentKillCommittedEvent
