@@ -22,7 +22,7 @@ export interface ServerOptions {
   /**
    * Fastify's two lines per request (received, completed). Off by default: at tens of thousands
    * of calls a second they cost more than the inspection itself, and every inspect decision has
-   * its own line (routes/inspect/exchange.ts).
+   * its own line (governance/exchange.ts).
    */
   readonly accessLog?: boolean | undefined;
 }

@@ -27,7 +27,7 @@ export function createKillApplier(deps: {
         asAgentId(delta.agentId),
         `agent ${delta.agentId} was killed`,
       );
-      // The forward's session key is `<tenant>/<agent>/<server>` (routes/inspect/forward.ts).
+      // The forward's session key is `<tenant>/<agent>/<server>` (governance/forward.ts).
       const prefix = `${delta.tenantId}/${delta.agentId}/`;
       deps.upstream.dropSessions((key) => key.startsWith(prefix));
       if (applied || aborted > 0) {

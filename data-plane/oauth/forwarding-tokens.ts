@@ -4,7 +4,7 @@
 // never waits on the database (issuance is recorded by the batched recorder). A cached token that
 // was revoked (POST /oauth/revoke here, or any data plane through the snapshot) is replaced.
 import type { RevokedTokenConfig } from '../../shared/snapshot/index.js';
-import type { AccessTokenMinter } from '../routes/inspect/dependencies.js';
+import type { AccessTokenMinter } from '../governance/dependencies.js';
 import type { IssuedTokenRecorder } from './issued-tokens.js';
 import type { RevokedTokens } from './revocations.js';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, type TokenSigner } from './token-signer.js';

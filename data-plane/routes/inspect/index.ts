@@ -10,26 +10,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { formatErrorMessage } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { requireScope } from '../../plugins/auth.js';
-import { sendError, toGatewayError } from '../../plugins/errors.js';
-import type { CompiledAgent } from '../../store/compiled-snapshot.js';
-import { answerAllow } from './allow.js';
-import { inspectAnswerSchema } from './answers.js';
-import { inspectBodyJsonSchema } from './body-schema.js';
-import { answerDeny, answerMalformed } from './deny.js';
-import type { InspectDependencies } from './dependencies.js';
-import type { AgentExchange, Exchange } from './exchange.js';
-import { holdOrRelease } from './hold.js';
+import { answerAllow } from '../../governance/allow.js';
+import { inspectAnswerSchema } from '../../governance/answers.js';
+import { inspectBodyJsonSchema } from '../../governance/body-schema.js';
+import { answerDeny, answerMalformed } from '../../governance/deny.js';
+import type { InspectDependencies } from '../../governance/dependencies.js';
+import type { AgentExchange, Exchange } from '../../governance/exchange.js';
+import { holdOrRelease } from '../../governance/hold.js';
 import {
   type CallDelegation,
   NO_DELEGATION,
   needsIdentityCheck,
   verifyCallIdentity,
-} from './identity.js';
-import { runPipeline } from './pipeline.js';
-import { parseInspectRequest } from './request.js';
-import { answerShadow } from './shadow.js';
-import { findPassthroughToken } from './token-passthrough.js';
+} from '../../governance/identity.js';
+import { runPipeline } from '../../governance/pipeline.js';
+import { parseInspectRequest } from '../../governance/request.js';
+import { answerShadow } from '../../governance/shadow.js';
+import { findPassthroughToken } from '../../governance/token-passthrough.js';
+import { requireScope } from '../../plugins/auth.js';
+import { sendError, toGatewayError } from '../../plugins/errors.js';
+import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 
 export const INSPECT_PATH = '/api/v1/mcp/gateway/inspect';
 

@@ -3,8 +3,8 @@
 // says no, and that what the route parses is what the schema reads.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inspectBodySchema } from '../../../data-plane/routes/inspect/body-schema.js';
-import { parseInspectRequest } from '../../../data-plane/routes/inspect/request.js';
+import { inspectBodySchema } from '../../../data-plane/governance/body-schema.js';
+import { parseInspectRequest } from '../../../data-plane/governance/request.js';
 
 /** Mostly `valid`, sometimes `invalid`: the properties need both kinds of bodies. */
 function mostly<T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>): fc.Arbitrary<T | U> {

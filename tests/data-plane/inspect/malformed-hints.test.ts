@@ -3,7 +3,7 @@
 // answered with advice about the JSON-RPC `request`, and a policy that is not svc://name@semver
 // is said to be malformed, not "not published".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSPECT_FIELD_HINTS } from '../../../data-plane/routes/inspect/body-schema.js';
+import { INSPECT_FIELD_HINTS } from '../../../data-plane/governance/body-schema.js';
 import { ERROR_CODES } from '../../../shared/errors/index.js';
 import { EXECUTION_MODES } from '../../../shared/snapshot/index.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../../support/gateway.js';

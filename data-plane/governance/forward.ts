@@ -4,8 +4,8 @@
 // JSON-RPC error the agent's MCP client understands. The tools of a forwarded tools/list answer
 // are learnt (data-plane/listed-tools.ts), after the answer, never delaying it.
 import type { FastifyReply } from 'fastify';
-import { type ErrorCode, formatErrorMessage } from '../../../shared/errors/index.js';
-import { UpstreamError } from '../../upstream/index.js';
+import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import { UpstreamError } from '../upstream/index.js';
 import type { InspectAnswer } from './answers.js';
 import type { AccessTokenMinter, InspectDependencies } from './dependencies.js';
 import { type AgentExchange, type Exchange, sendAnswer } from './exchange.js';

@@ -1,10 +1,10 @@
 // The bodies of inspect answers (DESIGN.md §4): one object shape for every outcome, so agents and
 // the response schema (fast serialization) have one contract. Block answers carry the JSON-RPC
 // error an MCP client would understand, built here and nowhere else.
-import { ERROR_CODES, type ErrorCode } from '../../../shared/errors/index.js';
-import type { NplDecision } from '../../../shared/npl/index.js';
-import type { ExecutionMode } from '../../../shared/snapshot/index.js';
-import type { DetectorSignal } from '../../inspection/index.js';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
+import type { NplDecision } from '../../shared/npl/index.js';
+import type { ExecutionMode } from '../../shared/snapshot/index.js';
+import type { DetectorSignal } from '../inspection/index.js';
 
 export type Decision = 'allow' | 'deny' | 'require_human_approval';
 

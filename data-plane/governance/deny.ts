@@ -1,9 +1,9 @@
 // Blocked calls: the deny is appended to the audit trail and durable before the answer leaves
 // (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands.
 import type { FastifyReply } from 'fastify';
-import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../../shared/audit/index.js';
-import type { ExecutionMode } from '../../../shared/snapshot/index.js';
-import type { CompiledTenant } from '../../store/compiled-snapshot.js';
+import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../shared/audit/index.js';
+import type { ExecutionMode } from '../../shared/snapshot/index.js';
+import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import { buildDenyAnswer } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';
 import { type Block, type Exchange, sendAnswer } from './exchange.js';

@@ -2,8 +2,8 @@
 // counterfactual (`inspect.shadow_block`) reported in `shadow`, and the call is forwarded as in
 // production (a SIMULATE decision is reported, the call still forwarded).
 import type { FastifyReply } from 'fastify';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import type { ErrorCode } from '../../../shared/errors/index.js';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import type { ErrorCode } from '../../shared/errors/index.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type ShadowView } from './answers.js';
 import { appendDenyAudit } from './deny.js';

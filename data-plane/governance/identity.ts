@@ -15,9 +15,9 @@
 // verification) and its jti claimed, then the chain (proof checks cached by credential digest),
 // then that the chain ends at the calling agent.
 import type { FastifyRequest } from 'fastify';
-import { verifyAgentProof } from '../../../shared/agentiam/proof-of-possession.js';
-import { type ErrorCode, formatErrorMessage } from '../../../shared/errors/index.js';
-import type { CompiledAgent } from '../../store/compiled-snapshot.js';
+import { verifyAgentProof } from '../../shared/agentiam/proof-of-possession.js';
+import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import type { CompiledAgent } from '../store/compiled-snapshot.js';
 import type { InspectDependencies } from './dependencies.js';
 import type { Block } from './exchange.js';
 import type { InspectRequest } from './request.js';

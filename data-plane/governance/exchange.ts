@@ -2,15 +2,11 @@
 // works with an exchange and ends in `sendAnswer`, which counts and logs the decision and sends
 // the answer with the registry's status for its reason code.
 import type { FastifyReply } from 'fastify';
-import { ERROR_CODES, type ErrorCode } from '../../../shared/errors/index.js';
-import type { NplDecision } from '../../../shared/npl/index.js';
-import type { DetectorSignal } from '../../inspection/index.js';
-import { observeInspectDuration } from '../../plugins/metrics.js';
-import type {
-  CompiledAgent,
-  CompiledServer,
-  CompiledTenant,
-} from '../../store/compiled-snapshot.js';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
+import type { NplDecision } from '../../shared/npl/index.js';
+import type { DetectorSignal } from '../inspection/index.js';
+import { observeInspectDuration } from '../plugins/metrics.js';
+import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { InspectAnswer } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';
 import type { InspectRequest } from './request.js';

@@ -3,8 +3,8 @@
 // runs the tool itself (`forward: false`): then the decision is the whole answer, no upstream is
 // contacted and no forward token is minted.
 import type { FastifyReply } from 'fastify';
-import type { NplDecision } from '../../../shared/npl/index.js';
-import type { CompiledServer } from '../../store/compiled-snapshot.js';
+import type { NplDecision } from '../../shared/npl/index.js';
+import type { CompiledServer } from '../store/compiled-snapshot.js';
 import { addPolicyFields, type InspectAnswer, type ShadowView } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';
 import { type AgentExchange, sendAnswer } from './exchange.js';

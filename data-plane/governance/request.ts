@@ -19,11 +19,11 @@ import {
   asApprovalId,
   asServerId,
   type ServerId,
-} from '../../../shared/ids.js';
-import { POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
-import { EXECUTION_MODES, type ExecutionMode } from '../../../shared/snapshot/index.js';
-import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
-import { withinJsonBounds } from '../../json-bounds.js';
+} from '../../shared/ids.js';
+import { POLICY_URI_PATTERN } from '../../shared/npl/index.js';
+import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
+import { MAX_CHAIN_LINKS } from '../agentiam/limits.js';
+import { withinJsonBounds } from '../json-bounds.js';
 import {
   INSPECT_FIELD_HINTS,
   type InspectBody,

@@ -5,9 +5,9 @@
 // say — the tool named twice must be the same tool, the nesting bound of `params` — request.ts
 // checks after the schema.
 import { z } from 'zod';
-import { POLICY_URI_FORM, POLICY_URI_PATTERN } from '../../../shared/npl/index.js';
-import { EXECUTION_MODES } from '../../../shared/snapshot/index.js';
-import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
+import { POLICY_URI_FORM, POLICY_URI_PATTERN } from '../../shared/npl/index.js';
+import { EXECUTION_MODES } from '../../shared/snapshot/index.js';
+import { MAX_CHAIN_LINKS } from '../agentiam/limits.js';
 
 /** Longest identifier (agent, server, tool, execution, approval, JSON-RPC id). */
 export const MAX_ID_LENGTH = 256;

@@ -1,8 +1,8 @@
 // The identity of a held call: SHA-256 over the canonical JSON of (tenant, agent, server, tool,
 // arguments). Key order in the arguments does not matter; any other difference does, so an
 // approval can only ever let through the call an operator saw.
-import type { AgentId, ServerId, TenantId } from '../../../shared/ids.js';
-import { contentHash } from '../../../shared/json/canonical-json.js';
+import type { AgentId, ServerId, TenantId } from '../../shared/ids.js';
+import { contentHash } from '../../shared/json/canonical-json.js';
 
 export function computeCallDigest(call: {
   readonly tenantId: TenantId;

@@ -1,22 +1,18 @@
 // What the inspect route works with: one dependencies object, built once by data-plane/app.ts and
 // passed to every step (deny, hold, allow, forward, shadow), so no step closes over plugin state.
 import type { Logger } from 'pino';
-import type { EventBus } from '../../../shared/events/index.js';
-import type { PublicUrl } from '../../../shared/public-url.js';
-import type { AuditWriter } from '../../../storage/audit-writer.js';
-import type { Database } from '../../../storage/database.js';
-import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
-import type { ExecutionRegistry } from '../../executions.js';
-import type { ListedToolsRecorder } from '../../listed-tools.js';
-import type { KeyUseListener } from '../../plugins/auth.js';
-import type { GatewayMetrics } from '../../plugins/metrics.js';
-import type {
-  CompiledAgent,
-  CompiledServer,
-  CompiledTenant,
-} from '../../store/compiled-snapshot.js';
-import type { SnapshotStore } from '../../store/snapshot-store.js';
-import type { UpstreamClient } from '../../upstream/index.js';
+import type { EventBus } from '../../shared/events/index.js';
+import type { PublicUrl } from '../../shared/public-url.js';
+import type { AuditWriter } from '../../storage/audit-writer.js';
+import type { Database } from '../../storage/database.js';
+import type { IdentityVerifier } from '../agentiam/identity-verifier.js';
+import type { ExecutionRegistry } from '../executions.js';
+import type { ListedToolsRecorder } from '../listed-tools.js';
+import type { KeyUseListener } from '../plugins/auth.js';
+import type { GatewayMetrics } from '../plugins/metrics.js';
+import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { UpstreamClient } from '../upstream/index.js';
 
 /** Mints the access token a forward carries under oauthMode mcp_as. */
 export type AccessTokenMinter = (input: {

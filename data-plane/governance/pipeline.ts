@@ -3,7 +3,7 @@
 // I/O the outcome calls for (audit, approval, forward). Shadow mode runs the same function and
 // treats a failing outcome as the counterfactual decision.
 
-import type { ErrorCode } from '../../../shared/errors/index.js';
+import type { ErrorCode } from '../../shared/errors/index.js';
 import {
   buildFailClosedPolicy,
   type CompiledPolicy,
@@ -11,13 +11,9 @@ import {
   NPL_RULE_IDS,
   type NplContext,
   type NplDecision,
-} from '../../../shared/npl/index.js';
-import type { DetectorSignal, ToolCallView } from '../../inspection/index.js';
-import type {
-  CompiledAgent,
-  CompiledServer,
-  CompiledTenant,
-} from '../../store/compiled-snapshot.js';
+} from '../../shared/npl/index.js';
+import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
+import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { CallDelegation } from './identity.js';
 import type { InspectRequest } from './request.js';
 

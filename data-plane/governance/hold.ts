@@ -2,11 +2,11 @@
 // its digest and answers 202 with the approval; a resubmission naming `approval_id` passes once,
 // only if that approval is approved, unexpired, of this agent and for the same call digest.
 import type { FastifyReply } from 'fastify';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { formatErrorMessage } from '../../../shared/errors/index.js';
-import { EVENT_TYPES } from '../../../shared/events/index.js';
-import type { NplDecision } from '../../../shared/npl/index.js';
-import { consumeApproval, createApproval } from '../../../storage/approvals.js';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import { formatErrorMessage } from '../../shared/errors/index.js';
+import { EVENT_TYPES } from '../../shared/events/index.js';
+import type { NplDecision } from '../../shared/npl/index.js';
+import { consumeApproval, createApproval } from '../../storage/approvals.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type InspectAnswer } from './answers.js';
 import { computeCallDigest } from './call-digest.js';
