@@ -2,7 +2,6 @@
 // tenant's mock result, otherwise forwarded to the upstream (forward.ts) — unless the caller
 // runs the tool itself (`forward: false`): then the decision is the whole answer, no upstream is
 // contacted and no forward token is minted.
-import type { FastifyReply } from 'fastify';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { CompiledServer } from '../store/compiled-snapshot.js';
 import { addPolicyFields, type InspectAnswer, type ShadowView } from './answers.js';
@@ -27,8 +26,8 @@ export function answerAllow(
   outcome: AllowOutcome,
   approvedDecision: NplDecision | null,
   shadowView?: ShadowView,
-): Promise<FastifyReply> | FastifyReply {
-  const { reply, server, call, inspectionId } = exchange;
+): Promise<void> | void {
+  const { outlet, server, call, inspectionId } = exchange;
   const answer: InspectAnswer = {
     decision: 'allow',
     reasonCode: null,
@@ -48,6 +47,7 @@ export function answerAllow(
     answer.forwarded = false;
     return sendAnswer(deps, exchange, answer);
   }
+  if (outlet.forward) return outlet.forward(exchange, answer);
   return forwardCall(deps, exchange, answer);
 }
 

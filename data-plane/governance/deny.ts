@@ -1,19 +1,18 @@
 // Blocked calls: the deny is appended to the audit trail and durable before the answer leaves
 // (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands.
-import type { FastifyReply } from 'fastify';
 import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../shared/audit/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import { buildDenyAnswer } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';
-import { type Block, type Exchange, sendAnswer } from './exchange.js';
+import { type Block, type DecisionOutlet, type Exchange, sendAnswer } from './exchange.js';
 import type { InspectRequest } from './request.js';
 
 export async function answerDeny(
   deps: InspectDependencies,
   exchange: Exchange,
   block: Block,
-): Promise<FastifyReply> {
+): Promise<void> {
   const { tenant, call, inspectionId } = exchange;
   const auditId = await appendDenyAudit(deps, tenant, call, inspectionId, call.mode, block);
   return sendAnswer(
@@ -35,11 +34,11 @@ export async function answerDeny(
 /** A body that is not an inspect request: audited, answered 400 MCP_MALFORMED_RPC. */
 export async function answerMalformed(
   deps: InspectDependencies,
-  reply: FastifyReply,
+  outlet: DecisionOutlet,
   tenant: CompiledTenant,
   inspectionId: string,
   problem: { message: string; rpcId: string | number | null; hint?: string | undefined },
-): Promise<FastifyReply> {
+): Promise<void> {
   const code = 'MCP_MALFORMED_RPC';
   const auditId = await appendDenyAudit(deps, tenant, undefined, inspectionId, null, {
     code,
@@ -47,7 +46,7 @@ export async function answerMalformed(
   });
   return sendAnswer(
     deps,
-    { reply, tenant },
+    { outlet, tenant },
     buildDenyAnswer({
       inspectionId,
       mode: null,

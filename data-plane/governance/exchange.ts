@@ -1,7 +1,9 @@
-// One inspect call on its way through the route, and the one place an answer leaves: every step
-// works with an exchange and ends in `sendAnswer`, which counts and logs the decision and sends
-// the answer with the registry's status for its reason code.
-import type { FastifyReply } from 'fastify';
+// One governed call on its way through the pipeline, and the one place a decision leaves: every
+// step works with an exchange and ends in `sendAnswer`, which counts and logs the decision and
+// hands the answer, with the registry's status for its reason code, to the exchange's outlet.
+// The outlet is what makes one pipeline serve two surfaces: the inspect route sends the answer
+// as its HTTP answer; the MCP proxy turns it into a JSON-RPC message on the client's stream (and
+// forwards allowed calls over its own upstream session).
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { DetectorSignal } from '../inspection/index.js';
@@ -11,8 +13,22 @@ import type { InspectAnswer } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';
 import type { InspectRequest } from './request.js';
 
+/** Where a decision goes. */
+export interface DecisionOutlet {
+  /** Seconds since the call arrived (the decision's duration metric). */
+  elapsedSeconds(): number;
+  /** Delivers the final answer with its HTTP status. */
+  deliver(answer: InspectAnswer, status: number): void;
+  /**
+   * Forwards an allowed production or shadow call itself (the MCP proxy, over the client's
+   * upstream session) and delivers its outcome; absent: forward.ts forwards it and delivers the
+   * upstream's response in the answer.
+   */
+  forward?(exchange: AgentExchange, answer: InspectAnswer): Promise<void>;
+}
+
 export interface Exchange {
-  readonly reply: FastifyReply;
+  readonly outlet: DecisionOutlet;
   readonly tenant: CompiledTenant;
   readonly call: InspectRequest;
   readonly inspectionId: string;
@@ -34,7 +50,7 @@ export interface Block {
 
 /** Where an answer goes and what it is about (the call is unknown for a malformed body). */
 export interface AnswerTarget {
-  readonly reply: FastifyReply;
+  readonly outlet: DecisionOutlet;
   readonly tenant: CompiledTenant;
   readonly call?: InspectRequest | undefined;
 }
@@ -46,7 +62,7 @@ export function answerStatus(answer: InspectAnswer): number {
 }
 
 /**
- * Sends the answer with its status, counts it, and logs the decision in one structured line:
+ * Delivers the answer with its status, counts it, and logs the decision in one structured line:
  * denies, holds and failed forwards at info, plain allows at debug (they are counted in
  * agent_gateway_inspect_duration_seconds either way). The line names the call, never its
  * arguments, headers or keys.
@@ -55,9 +71,9 @@ export function sendAnswer(
   deps: Pick<InspectDependencies, 'metrics' | 'logger'>,
   target: AnswerTarget,
   answer: InspectAnswer,
-): FastifyReply {
-  const { reply } = target;
-  const seconds = reply.elapsedTime / 1000;
+): void {
+  const { outlet } = target;
+  const seconds = outlet.elapsedSeconds();
   observeInspectDuration(deps.metrics, answer, seconds);
   const level = answer.reasonCode === null ? 'debug' : 'info';
   if (deps.logger.isLevelEnabled(level)) {
@@ -78,5 +94,5 @@ export function sendAnswer(
       'inspect decision',
     );
   }
-  return reply.code(answerStatus(answer)).send(answer);
+  outlet.deliver(answer, answerStatus(answer));
 }

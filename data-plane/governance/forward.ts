@@ -3,7 +3,6 @@
 // allow decision: the answer carries the failure's code, the registry's status for it, and a
 // JSON-RPC error the agent's MCP client understands. The tools of a forwarded tools/list answer
 // are learnt (data-plane/listed-tools.ts), after the answer, never delaying it.
-import type { FastifyReply } from 'fastify';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { UpstreamError } from '../upstream/index.js';
 import type { InspectAnswer } from './answers.js';
@@ -17,8 +16,8 @@ export async function forwardCall(
   deps: InspectDependencies,
   exchange: AgentExchange,
   answer: InspectAnswer,
-): Promise<FastifyReply> {
-  const { reply, tenant, agent, server, call } = exchange;
+): Promise<void> {
+  const { tenant, agent, server, call } = exchange;
   if (!server) {
     // Shadow mode forwards calls to servers that are not whitelisted too: say only what is true.
     const whitelisted = tenant.policy.trustedServers.has(call.serverId);
@@ -96,7 +95,7 @@ function answerUpstreamFailure(
   answer: InspectAnswer,
   code: ErrorCode,
   message: string,
-): FastifyReply {
+): void {
   answer.reasonCode = code;
   answer.message = message;
   answer.response = {

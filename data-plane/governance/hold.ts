@@ -1,7 +1,6 @@
 // Calls an NPL rule holds for a human (REQUIRE_HUMAN): the first submission stores the call with
 // its digest and answers 202 with the approval; a resubmission naming `approval_id` passes once,
 // only if that approval is approved, unexpired, of this agent and for the same call digest.
-import type { FastifyReply } from 'fastify';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
@@ -18,8 +17,8 @@ export async function holdOrRelease(
   deps: InspectDependencies,
   exchange: AgentExchange,
   decision: NplDecision,
-): Promise<FastifyReply> {
-  const { reply, tenant, agent, call, inspectionId } = exchange;
+): Promise<void> {
+  const { tenant, agent, call, inspectionId } = exchange;
   const digest = computeCallDigest({
     tenantId: tenant.id,
     agentId: agent.id,

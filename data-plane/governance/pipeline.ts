@@ -3,7 +3,7 @@
 // I/O the outcome calls for (audit, approval, forward). Shadow mode runs the same function and
 // treats a failing outcome as the counterfactual decision.
 
-import type { ErrorCode } from '../../shared/errors/index.js';
+import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import {
   buildFailClosedPolicy,
   type CompiledPolicy,
@@ -56,6 +56,16 @@ export function runPipeline(
   }
   if (rpc.method === 'tools/call' && !agent.isToolAllowed(request.toolName)) {
     return deny('AGENT_TOOL_NOT_ALLOWED', `agent may not use tool ${request.toolName}`);
+  }
+  // Step 3 still: a tool whose definition changed since approval, or that nobody approved under
+  // approved_only, is held (docs/tool-pinning.md).
+  const held = rpc.method === 'tools/call' ? server?.toolVerdict(request.toolName) : undefined;
+  if (held !== undefined) {
+    const code = held === 'changed' ? 'MCP_TOOL_DEFINITION_CHANGED' : 'MCP_TOOL_NOT_APPROVED';
+    return deny(
+      code,
+      formatErrorMessage(code, { tool: request.toolName, serverId: request.serverId }),
+    );
   }
   const view: ToolCallView = {
     method: rpc.method,

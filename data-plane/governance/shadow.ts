@@ -1,7 +1,6 @@
 // Shadow mode: everything is evaluated, nothing is enforced. A block or a hold becomes an audited
 // counterfactual (`inspect.shadow_block`) reported in `shadow`, and the call is forwarded as in
 // production (a SIMULATE decision is reported, the call still forwarded).
-import type { FastifyReply } from 'fastify';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import type { ErrorCode } from '../../shared/errors/index.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
@@ -15,7 +14,7 @@ export async function answerShadow(
   deps: InspectDependencies,
   exchange: AgentExchange,
   outcome: PipelineOutcome,
-): Promise<FastifyReply> {
+): Promise<void> {
   const { tenant, call, inspectionId } = exchange;
   if (outcome.kind === 'allow') {
     const view: ShadowView = { decision: 'allow', reasonCode: null };

@@ -1,4 +1,6 @@
 // POST /api/v1/mcp/gateway/inspect — the data plane's hot path (spec §4.1, DESIGN.md §4). The
+// decision is data-plane/governance/ (shared with the MCP proxy); this route authenticates,
+// parses the body, checks identity and sends the answer as its HTTP answer (ReplyOutlet). The
 // pipeline itself is pure (pipeline.ts); the steps its outcome calls for are module functions over
 // one dependencies object, in the order the spec demands: a block is durable in the audit trail
 // before the answer leaves (deny.ts); a held call is stored before the 202 (hold.ts); an allowed
@@ -8,25 +10,20 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { formatErrorMessage } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { answerAllow } from '../../governance/allow.js';
-import { inspectAnswerSchema } from '../../governance/answers.js';
+import { type InspectAnswer, inspectAnswerSchema } from '../../governance/answers.js';
 import { inspectBodyJsonSchema } from '../../governance/body-schema.js';
 import { answerDeny, answerMalformed } from '../../governance/deny.js';
 import type { InspectDependencies } from '../../governance/dependencies.js';
-import type { AgentExchange, Exchange } from '../../governance/exchange.js';
-import { holdOrRelease } from '../../governance/hold.js';
+import type { DecisionOutlet, Exchange } from '../../governance/exchange.js';
+import { governKnownAgent, isBlock, screenCall } from '../../governance/govern.js';
 import {
   type CallDelegation,
   NO_DELEGATION,
   needsIdentityCheck,
   verifyCallIdentity,
 } from '../../governance/identity.js';
-import { runPipeline } from '../../governance/pipeline.js';
 import { parseInspectRequest } from '../../governance/request.js';
-import { answerShadow } from '../../governance/shadow.js';
-import { findPassthroughToken } from '../../governance/token-passthrough.js';
 import { requireScope } from '../../plugins/auth.js';
 import { sendError, toGatewayError } from '../../plugins/errors.js';
 import type { CompiledAgent } from '../../store/compiled-snapshot.js';
@@ -80,10 +77,11 @@ async function registerInspectRoute(
       reply.serializer(JSON.stringify);
       return sendError(reply, mapped);
     }
-    return answerMalformed(deps, reply, request.auth.tenant, randomUUID(), {
+    await answerMalformed(deps, new ReplyOutlet(reply), request.auth.tenant, randomUUID(), {
       message: 'request body is not valid JSON',
       rpcId: null,
     });
+    return reply;
   });
 
   app.post(
@@ -118,42 +116,50 @@ async function registerInspectRoute(
   );
 }
 
+/** The inspect route's outlet: the answer is the HTTP answer. */
+class ReplyOutlet implements DecisionOutlet {
+  readonly #reply: FastifyReply;
+
+  constructor(reply: FastifyReply) {
+    this.#reply = reply;
+  }
+
+  elapsedSeconds(): number {
+    return this.#reply.elapsedTime / 1000;
+  }
+
+  deliver(answer: InspectAnswer, status: number): void {
+    this.#reply.code(status).send(answer);
+  }
+}
+
 /** One inspect call: the checks before the pipeline, the pipeline, then what its outcome calls for. */
 function inspectCall(
   deps: InspectDependencies,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> | FastifyReply {
+  const done = decide(deps, request, new ReplyOutlet(reply));
+  return done instanceof Promise ? done.then(() => reply) : reply;
+}
+
+function decide(
+  deps: InspectDependencies,
+  request: FastifyRequest,
+  outlet: DecisionOutlet,
+): Promise<void> | void {
   const { tenant } = request.auth!;
   const inspectionId = randomUUID();
   const parsed = parseInspectRequest(request.body);
-  if (!parsed.ok) return answerMalformed(deps, reply, tenant, inspectionId, parsed);
+  if (!parsed.ok) return answerMalformed(deps, outlet, tenant, inspectionId, parsed);
   const call = parsed.value;
-  const exchange: Exchange = { reply, tenant, call, inspectionId };
-  const passthrough = findPassthroughToken(request.headers, call.rpc.params);
-  if (passthrough) {
-    return answerDeny(deps, exchange, {
-      code: 'MCP_TOKEN_PASSTHROUGH',
-      message: formatErrorMessage('MCP_TOKEN_PASSTHROUGH', { location: passthrough }),
-    });
-  }
-  const agent = tenant.agents.get(call.agentId);
-  if (!agent) {
-    return answerDeny(deps, exchange, {
-      code: 'AGENT_UNKNOWN',
-      message: formatErrorMessage('AGENT_UNKNOWN', { agentId: call.agentId }),
-    });
-  }
-  if (agent.killed) {
-    return answerDeny(deps, exchange, {
-      code: 'AGENT_REVOKED',
-      message: formatErrorMessage('AGENT_REVOKED', { agentId: agent.id }),
-    });
-  }
+  const exchange: Exchange = { outlet, tenant, call, inspectionId };
+  const screened = screenCall(exchange, request.headers);
+  if (isBlock(screened)) return answerDeny(deps, exchange, screened);
   if (needsIdentityCheck(tenant.policy.requireAgentIdentity, call, request)) {
-    return inspectWithIdentity(deps, request, exchange, agent);
+    return inspectWithIdentity(deps, request, exchange, screened);
   }
-  return inspectKnownAgent(deps, exchange, agent, NO_DELEGATION);
+  return governKnownAgent(deps, exchange, screened, NO_DELEGATION);
 }
 
 /** The identity check (identity.ts), then the rest of the call with the verified delegation. */
@@ -162,31 +168,8 @@ async function inspectWithIdentity(
   request: FastifyRequest,
   exchange: Exchange,
   agent: CompiledAgent,
-): Promise<FastifyReply> {
+): Promise<void> {
   const identity = await verifyCallIdentity(deps, request, exchange.call, agent, INSPECT_PATH);
   if (!identity.ok) return answerDeny(deps, exchange, identity);
-  return inspectKnownAgent(deps, exchange, agent, identity.delegation);
-}
-
-/** From the mode check on, for an agent that exists, is not killed and (if asked) proved who it is. */
-function inspectKnownAgent(
-  deps: InspectDependencies,
-  exchange: Exchange,
-  agent: CompiledAgent,
-  delegation: CallDelegation,
-): Promise<FastifyReply> | FastifyReply {
-  const { reply, tenant, call, inspectionId } = exchange;
-  if (!tenant.policy.allowedModes.has(call.mode)) {
-    return answerDeny(deps, exchange, {
-      code: 'EXECUTION_MODE_NOT_ALLOWED',
-      message: formatErrorMessage('EXECUTION_MODE_NOT_ALLOWED', { mode: call.mode }),
-    });
-  }
-  const server = tenant.servers.get(call.serverId);
-  const outcome = runPipeline(tenant, agent, server, call, delegation);
-  const withAgent: AgentExchange = { reply, tenant, call, inspectionId, agent, server };
-  if (call.mode === 'shadow') return answerShadow(deps, withAgent, outcome);
-  if (outcome.kind === 'deny') return answerDeny(deps, withAgent, outcome);
-  if (outcome.kind === 'require_human') return holdOrRelease(deps, withAgent, outcome.decision);
-  return answerAllow(deps, withAgent, outcome, null);
+  return governKnownAgent(deps, exchange, agent, identity.delegation);
 }
