@@ -6,17 +6,34 @@
 // for the server is skipped, so a client listing in a loop costs no database write. When the stored definitions changed,
 // `onChanged` runs (the composition republishes the snapshot in a process that has both planes;
 // otherwise the control plane's fingerprint poll notices the bumped configVersion).
+// Pinning (docs/tool-pinning.md): a listed tool whose definition differs from its pin is noted in
+// the store's pin overlay at once (`onObserved`, before the write), so a call right after the
+// listing is denied before the republished snapshot arrives; each tool the write made held is
+// audited (tool_definition.changed) and published as an event, once per change.
 import type { Logger } from 'pino';
+import type { EventBus } from '../shared/events/index.js';
 import { contentHash } from '../shared/json/canonical-json.js';
-import { listedToolsOf } from '../shared/tools/tool-definitions.js';
+import { type ListedTool, listedToolsOf } from '../shared/tools/tool-definitions.js';
+import type { AuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
 import {
   type StoreToolDefinitionsResult,
   storeToolDefinitions,
 } from '../storage/tool-definitions.js';
+import { reportHeldTools } from '../storage/tool-pins.js';
 
 export interface ListedToolsRecorderOptions {
   readonly onChanged?: () => Promise<void>;
+  /** Where tool_definition.changed is audited (without it, nothing is). */
+  readonly audit?: Pick<AuditWriter, 'append'>;
+  /** Where tool_definition.changed events go. */
+  readonly events?: Pick<EventBus, 'publish'>;
+  /**
+   * Called synchronously in `record` with the tools of each list taken note of, before they are
+   * written: the data plane's pin overlay (data-plane/store/pin-overlay.ts) learns the observed
+   * digests from it.
+   */
+  readonly onObserved?: (source: ListedToolsSource, tools: readonly ListedTool[]) => void;
   /** Every recording's outcome (a metric). */
   readonly onOutcome?: (outcome: Exclude<StoreToolDefinitionsResult, 'gone'> | 'failed') => void;
   readonly logger?: Pick<Logger, 'warn'>;
@@ -53,11 +70,17 @@ export class ListedToolsRecorder {
     const digest = contentHash(tools);
     if (this.#recorded.get(key) === digest) return;
     this.#remember(key, digest);
+    this.#options.onObserved?.(source, tools);
     this.#pending = this.#pending.then(async () => {
       try {
-        const outcome = await storeToolDefinitions(this.#db, { ...source, tools, complete: false });
+        const { result: outcome, held } = await storeToolDefinitions(this.#db, {
+          ...source,
+          tools,
+          complete: false,
+        });
         if (outcome === 'gone') return;
         this.#options.onOutcome?.(outcome);
+        if (held.length > 0) await reportHeldTools(this.#options, source, held);
         if (outcome === 'changed') await this.#options.onChanged?.();
       } catch (error) {
         // Recorded again when the same list passes next time.

@@ -172,6 +172,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     db,
     listTools: (target, signal) => upstream.listToolDefinitions(target, { signal }),
     publish: () => publisher.publishNow(),
+    audit,
+    events,
     waitMs: options.toolsListWaitMs,
     intervalMs: options.toolsRefreshIntervalMs,
     logger,
@@ -182,6 +184,10 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     // control plane, which notices the bumped configVersion.
     ...(role === 'all' ? { onChanged: () => publisher.publishNow() } : {}),
     onOutcome: (outcome) => metrics.toolRefreshes.inc({ trigger: 'passthrough', outcome }),
+    // A changed tool is held from the next call on, before the snapshot recording it.
+    onObserved: (source, tools) => store.notePinObservations(source, tools),
+    audit,
+    events,
     logger,
   });
   const executions = new ExecutionRegistry();

@@ -6,6 +6,8 @@
 // stored definitions change, the tenant's configVersion is bumped in the same transaction: every
 // snapshot publisher notices (readConfigFingerprint) and data planes get the new annotations.
 // A failed refresh keeps the definitions and records why and when, for the operator.
+// In the same transaction each listed tool is observed against its pin (storage/tool-pins.ts):
+// the tools the write made held come back with the result, for the caller to audit and publish.
 
 import { canonicalJson } from '../shared/json/canonical-json.js';
 import {
@@ -16,6 +18,7 @@ import {
 } from '../shared/tools/tool-definitions.js';
 import { bumpConfigVersion } from './config-version.js';
 import type { Database } from './database.js';
+import { type HeldToolChange, observeToolPins } from './tool-pins.js';
 
 export interface StoreToolDefinitionsInput {
   readonly tenantId: string;
@@ -31,43 +34,59 @@ export interface StoreToolDefinitionsInput {
   readonly at?: Date;
 }
 
-/** `changed`: the stored definitions differ now; `gone`: no row at that URL any more. */
+/**
+ * `changed`: the stored definitions or the tools' pins differ now; `gone`: no row at that URL
+ * any more.
+ */
 export type StoreToolDefinitionsResult = 'changed' | 'unchanged' | 'gone';
+
+export interface StoreToolDefinitionsOutcome {
+  readonly result: StoreToolDefinitionsResult;
+  /**
+   * Tools this write made held (their definition differs from the approved one, or, under
+   * approved_only, nobody approved them), each once per change of definition.
+   */
+  readonly held: readonly HeldToolChange[];
+}
+
+const GONE: StoreToolDefinitionsOutcome = Object.freeze({ result: 'gone', held: [] });
 
 export async function storeToolDefinitions(
   db: Database,
   input: StoreToolDefinitionsInput,
-): Promise<StoreToolDefinitionsResult> {
+): Promise<StoreToolDefinitionsOutcome> {
   const { tenantId, serverId, url } = input;
   const learnt = toStoredDefinitions(input.tools);
+  const at = input.at ?? new Date();
   return db.prisma.$transaction(async (tx) => {
-    const row = await tx.mcpServer.findUnique({
-      where: { tenantId_serverId: { tenantId, serverId } },
-      select: { url: true, toolAnnotations: true },
-    });
-    if (row === null || row.url !== url) return 'gone';
+    // The server's row lock: two writers of one server (the refresher and a pass-through) take
+    // turns, so neither overwrites what the other merged and a tool is pinned once.
+    const rows = await tx.$queryRaw<{ url: string; toolAnnotations: unknown }[]>`
+      select url, "toolAnnotations" from mcp_servers
+      where "tenantId" = ${tenantId} and "serverId" = ${serverId} for update`;
+    const row = rows[0];
+    if (row === undefined || row.url !== url) return GONE;
     const current = readStoredDefinitions(row.toolAnnotations);
     const next = input.complete ? learnt : { ...current, ...learnt };
     if (Object.keys(next).length > MAX_STORED_TOOLS) {
       throw new RangeError(`more than ${MAX_STORED_TOOLS} tools for one server`);
     }
-    const changed = canonicalJson(next) !== canonicalJson(current);
-    if (!changed && !input.complete) return 'unchanged';
-    await tx.mcpServer.update({
-      where: { tenantId_serverId: { tenantId, serverId } },
-      data: {
-        ...(changed ? { toolAnnotations: next as object } : {}),
-        ...(input.complete
-          ? {
-              toolsRefreshedAt: input.at ?? new Date(),
-              toolsRefreshError: null,
-              toolsRefreshFailedAt: null,
-            }
-          : {}),
-      },
-    });
+    const pins = await observeToolPins(tx, { tenantId, serverId, tools: input.tools, at });
+    const definitionsChanged = canonicalJson(next) !== canonicalJson(current);
+    const changed = definitionsChanged || pins.changed;
+    if (definitionsChanged || input.complete) {
+      await tx.mcpServer.update({
+        where: { tenantId_serverId: { tenantId, serverId } },
+        data: {
+          ...(definitionsChanged ? { toolAnnotations: next as object } : {}),
+          ...(input.complete
+            ? { toolsRefreshedAt: at, toolsRefreshError: null, toolsRefreshFailedAt: null }
+            : {}),
+        },
+      });
+    }
     if (changed) await bumpConfigVersion(tx, tenantId);
-    return changed ? 'changed' : 'unchanged';
+    return { result: changed ? 'changed' : 'unchanged', held: pins.held };
   });
 }
 

@@ -13,6 +13,7 @@ import {
   type CaKeyStatus,
   type ConfigSnapshot,
   checkSnapshotConsistency,
+  EXECUTION_MODES,
   type ExecutionMode,
   type GatewayPolicyConfig,
   groupProblemsByTenant,
@@ -22,6 +23,11 @@ import {
   type TenantConfig,
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
+import {
+  DEFAULT_TOOL_PINNING,
+  isToolPinningMode,
+  type ToolPinDigests,
+} from '../../shared/tools/tool-pins.js';
 import type { Database } from '../../storage/database.js';
 import { readLatestKillSeq } from '../../storage/kill-deltas.js';
 
@@ -69,6 +75,7 @@ export async function buildConfigSnapshot(
     oauthClients,
     revokedTokens,
     tokenSigningKeys,
+    toolPins,
   ] = await Promise.all([
     prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
     prisma.gatewayPolicy.findMany(),
@@ -102,6 +109,16 @@ export async function buildConfigSnapshot(
       where: { retiredAt: null },
       orderBy: { createdAt: 'asc' },
     }),
+    prisma.toolDefinitionPin.findMany({
+      select: {
+        tenantId: true,
+        serverId: true,
+        toolName: true,
+        approvedDigest: true,
+        observedDigest: true,
+      },
+      orderBy: [{ serverId: 'asc' }, { toolName: 'asc' }],
+    }),
   ]);
   const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
     const map = new Map<string, T[]>();
@@ -121,6 +138,16 @@ export async function buildConfigSnapshot(
   const statusListsOf = byTenant(statusLists);
   const oauthClientsOf = byTenant(oauthClients);
   const revokedTokensOf = byTenant(revokedTokens);
+  const pinsOf = new Map<string, Record<string, ToolPinDigests>>();
+  for (const pin of toolPins) {
+    const key = `${pin.tenantId}/${pin.serverId}`;
+    let pins = pinsOf.get(key);
+    if (pins === undefined) {
+      pins = {};
+      pinsOf.set(key, pins);
+    }
+    pins[pin.toolName] = { approved: pin.approvedDigest, observed: pin.observedDigest };
+  }
 
   const tenantConfigs: TenantConfig[] = tenants.map((tenant) => {
     const policy = policyOf.get(tenant.id);
@@ -142,6 +169,7 @@ export async function buildConfigSnapshot(
         transport: server.transport,
         mockResults: asRecord(server.mockResults),
         toolAnnotations: readStoredAnnotations(server.toolAnnotations),
+        toolPins: pinsOf.get(`${tenant.id}/${server.serverId}`) ?? {},
       })),
       agents: (agentsOf.get(tenant.id) ?? []).map((agent) => ({
         id: asAgentId(agent.id),
@@ -151,6 +179,7 @@ export async function buildConfigSnapshot(
         allowedTools: agent.allowedTools,
         mcpAudiences: agent.mcpAudiences,
         publicKey: agent.publicKey,
+        executionMode: asExecutionMode(agent.executionMode),
       })),
       policies: (versionsOf.get(tenant.id) ?? []).map((row) => ({
         name: row.name,
@@ -224,7 +253,18 @@ function toGatewayPolicyConfig(row: GatewayPolicyRow): GatewayPolicyConfig {
     pinnedPolicies: row.pinnedPolicies,
     allowedModes: row.allowedModes as ExecutionMode[],
     approvalTtlSeconds: row.approvalTtlSeconds,
+    toolPinning: isToolPinningMode(row.toolPinning) ? row.toolPinning : DEFAULT_TOOL_PINNING,
+    approvalWaitSeconds: row.approvalWaitSeconds,
+    proxyExecutionMode: asExecutionMode(row.proxyExecutionMode) ?? 'production',
+    proxyModeHeader: row.proxyModeHeader,
   };
+}
+
+/** A stored mode, or null when it is none (the service lets only valid ones in). */
+function asExecutionMode(value: string | null): ExecutionMode | null {
+  return (EXECUTION_MODES as readonly (string | null)[]).includes(value)
+    ? (value as ExecutionMode)
+    : null;
 }
 
 /** A tenant without a gateway policy row trusts no server: fail closed, never open. */
@@ -244,6 +284,10 @@ const CLOSED_POLICY: GatewayPolicyConfig = {
   pinnedPolicies: [],
   allowedModes: [],
   approvalTtlSeconds: 0,
+  toolPinning: 'approved_only',
+  approvalWaitSeconds: 0,
+  proxyExecutionMode: 'production',
+  proxyModeHeader: false,
 };
 
 function asRecord(value: unknown): Record<string, unknown> {

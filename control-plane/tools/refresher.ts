@@ -12,10 +12,15 @@
 // - Learnt definitions are stored with the server (storage/tool-definitions.ts) and published
 //   before the refresh counts as done; a failure keeps the last known definitions and records
 //   why on the server's record. Every outcome is reported to `onOutcome` (a metric).
+// - A listed tool whose definition differs from its pin is held (docs/tool-pinning.md): each
+//   tool a refresh made held is audited (tool_definition.changed) and published as an event.
 import type { Logger } from 'pino';
+import type { EventBus } from '../../shared/events/index.js';
 import type { ListedTool } from '../../shared/tools/tool-definitions.js';
+import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import { storeToolDefinitions, storeToolRefreshFailure } from '../../storage/tool-definitions.js';
+import { reportHeldTools } from '../../storage/tool-pins.js';
 
 /** Lists an upstream's tools; `serverKey` names the upstream's connection pool. */
 export type ToolLister = (
@@ -35,6 +40,10 @@ export interface ToolRefresherOptions {
   readonly listTools: ToolLister;
   /** Resolves once a snapshot with every committed change serves (SnapshotPublisher.publishNow). */
   readonly publish: () => Promise<void>;
+  /** Where tool_definition.changed is audited (without it, nothing is). */
+  readonly audit?: Pick<AuditWriter, 'append'>;
+  /** Where tool_definition.changed events go. */
+  readonly events?: Pick<EventBus, 'publish'>;
   /** How long a registration or change waits for the upstream's answer, in ms. */
   readonly waitMs?: number;
   /** Period of the refresh of every server, in ms. */
@@ -161,8 +170,20 @@ export class ToolRefresher {
         );
         return;
       }
-      const stored = await storeToolDefinitions(db, { ...where, tools, complete: true });
+      const { result: stored, held } = await storeToolDefinitions(db, {
+        ...where,
+        tools,
+        complete: true,
+      });
       if (stored === 'gone') return;
+      // Audited first: a failing publish must not lose the record of the change.
+      if (held.length > 0) {
+        await reportHeldTools(this.#options, { tenantId, serverId }, held);
+        logger?.warn(
+          { tenantId, serverId, tools: held.map((tool) => tool.toolName) },
+          'tool definitions changed; held until approved',
+        );
+      }
       if (stored === 'changed') {
         await this.#options.publish();
         logger?.info({ tenantId, serverId, tools: tools.length }, 'tool definitions learnt');

@@ -20,6 +20,12 @@ import type {
   McpServerConfig,
   TenantConfig,
 } from '../../shared/snapshot/index.js';
+import {
+  DEFAULT_TOOL_PINNING,
+  pinVerdict,
+  type ToolPinningMode,
+  type ToolPinVerdict,
+} from '../../shared/tools/tool-pins.js';
 import { compileDestructiveDetector, compileExfiltrationDetector } from '../inspection/index.js';
 import { compileIdentity } from './compile-identity.js';
 import type {
@@ -29,6 +35,7 @@ import type {
   CompiledServer,
   CompiledTenant,
   KillMarks,
+  PinObservations,
 } from './compiled-types.js';
 import { KillOverlay } from './kill-overlay.js';
 import { compileAllowList, compileNameMatcher } from './name-matcher.js';
@@ -46,6 +53,7 @@ export function compileTenant(
   config: TenantConfig,
   previous: CompiledTenant | undefined,
   kills: KillMarks = new KillOverlay(),
+  pins: PinObservations = NO_PIN_OBSERVATIONS,
 ): CompiledTenant {
   const policiesByUri = new Map(bundledByUri);
   const policiesByContent = new Map<string, CompiledPolicy>();
@@ -63,14 +71,18 @@ export function compileTenant(
   const agents = new Map(
     config.agents.map((agent) => [agent.id, compileAgent(config.id, agent, kills)]),
   );
+  const policy = compileGatewayPolicy(config.gatewayPolicy);
   return {
     source: config,
     id: config.id,
     name: config.name,
     configVersion: config.configVersion,
-    policy: compileGatewayPolicy(config.gatewayPolicy),
+    policy,
     servers: new Map(
-      config.servers.map((server) => [server.serverId, compileServer(config, server)]),
+      config.servers.map((server) => [
+        server.serverId,
+        compileServer(config, server, policy.toolPinning, pins),
+      ]),
     ),
     agents,
     agentsByPublicKey: new Map([...agents.values()].map((agent) => [agent.publicKey, agent])),
@@ -122,17 +134,37 @@ function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolic
     approvalTtlMs: source.approvalTtlSeconds * 1000,
     maxDelegationDepth: source.maxDelegationDepth,
     requireAgentIdentity: source.requireAgentIdentity,
+    toolPinning: source.toolPinning ?? DEFAULT_TOOL_PINNING,
+    approvalWaitMs: (source.approvalWaitSeconds ?? 120) * 1000,
+    proxyExecutionMode: source.proxyExecutionMode ?? 'production',
+    proxyModeHeader: source.proxyModeHeader ?? false,
   };
 }
 
-function compileServer(tenant: TenantConfig, server: McpServerConfig): CompiledServer {
+const NO_PIN_OBSERVATIONS: PinObservations = { observed: () => undefined };
+
+function compileServer(
+  tenant: TenantConfig,
+  server: McpServerConfig,
+  mode: ToolPinningMode,
+  pins: PinObservations,
+): CompiledServer {
+  const serverKey = `${tenant.id}/${server.serverId}`;
+  const toolPins = new Map(Object.entries(server.toolPins ?? {}));
   return {
     serverId: server.serverId,
-    serverKey: `${tenant.id}/${server.serverId}`,
+    serverKey,
     url: server.url,
     transport: server.transport,
     mockResults: new Map(Object.entries(server.mockResults)),
     toolAnnotations: new Map(Object.entries(server.toolAnnotations)),
+    toolPins,
+    toolVerdict(toolName: string, listedDigest?: string): ToolPinVerdict | undefined {
+      const pin = toolPins.get(toolName);
+      // Under first_sight a tool without an approved digest is never held: no lookup needed.
+      if (mode === 'first_sight' && (pin === undefined || pin.approved === null)) return undefined;
+      return pinVerdict(pin, mode, listedDigest ?? pins.observed(serverKey, toolName));
+    },
     nplServer: Object.freeze({ id: server.serverId }),
   };
 }
@@ -151,6 +183,7 @@ function compileAgent(tenantId: TenantId, agent: AgentConfig, kills: KillMarks):
     },
     isToolAllowed: compileAllowList(agent.allowedTools),
     publicKey: agent.publicKey,
+    executionMode: agent.executionMode ?? null,
     nplAgent: Object.freeze({ id: agent.id, name: agent.name, role: agent.role }),
   };
 }

@@ -24,9 +24,11 @@ import type {
   CompiledStatusList,
   CompiledTenant,
   KillMarks,
+  PinObservations,
   TenantRejection,
 } from './compiled-types.js';
 import { KillOverlay } from './kill-overlay.js';
+import { PinOverlay } from './pin-overlay.js';
 
 export type * from './compiled-types.js';
 
@@ -38,6 +40,7 @@ export function compileSnapshot(
   snapshot: ConfigSnapshot,
   previous?: CompiledSnapshot,
   kills: KillMarks = previous?.kills ?? new KillOverlay(),
+  pins: PinObservations = previous?.pins ?? new PinOverlay(),
 ): CompiledSnapshot {
   const rejecting = checkSnapshotConsistency(snapshot).filter((problem) => problem.rejectsTenant);
   const reasonsOf = groupProblemsByTenant(rejecting);
@@ -54,7 +57,7 @@ export function compileSnapshot(
     let reasons = reasonsOf.get(config.id)?.map((problem) => problem.message);
     if (reasons === undefined) {
       try {
-        const tenant = compileTenant(config, prior, kills);
+        const tenant = compileTenant(config, prior, kills, pins);
         advancedKeys.push(...compileApiKeys(config, tenant));
         tenants.set(tenant.id, tenant);
         continue;
@@ -96,6 +99,7 @@ export function compileSnapshot(
     rejectedTenants,
     served,
     kills,
+    pins,
   });
 }
 

@@ -12,6 +12,11 @@ import type {
   TenantConfig,
   ToolAnnotations,
 } from '../../shared/snapshot/index.js';
+import type {
+  ToolPinDigests,
+  ToolPinningMode,
+  ToolPinVerdict,
+} from '../../shared/tools/tool-pins.js';
 import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
 import type { NameMatcher } from './name-matcher.js';
 
@@ -36,6 +41,17 @@ export interface CompiledSnapshot {
    * `CompiledAgent.killed` consults it.
    */
   readonly kills: KillMarks;
+  /**
+   * The store's pin overlay (data-plane/store/pin-overlay.ts): tool digests listings revealed
+   * before a snapshot carried them; `CompiledServer.toolVerdict` consults it.
+   */
+  readonly pins: PinObservations;
+}
+
+/** What a compiled snapshot reads of the store's pin overlay. */
+export interface PinObservations {
+  /** The digest a listing revealed for the tool and no snapshot carries yet, if any. */
+  observed(serverKey: string, toolName: string): string | undefined;
 }
 
 /**
@@ -157,6 +173,14 @@ export interface CompiledGatewayPolicy {
   readonly maxDelegationDepth: number;
   /** Spec §5.5: every call presents a credential and an Agent-Proof. */
   readonly requireAgentIdentity: boolean;
+  /** Tool-definition pinning (docs/tool-pinning.md). */
+  readonly toolPinning: ToolPinningMode;
+  /** How long the MCP proxy keeps a held tools/call open for the decision, in ms. */
+  readonly approvalWaitMs: number;
+  /** Mode of MCP proxy calls of agents without their own. */
+  readonly proxyExecutionMode: ExecutionMode;
+  /** Whether a proxy client may choose the mode with an X-Execution-Mode header. */
+  readonly proxyModeHeader: boolean;
 }
 
 export interface CompiledServer {
@@ -167,6 +191,15 @@ export interface CompiledServer {
   readonly transport: string;
   readonly mockResults: ReadonlyMap<string, unknown>;
   readonly toolAnnotations: ReadonlyMap<string, ToolAnnotations>;
+  /** Tool name → its pinned digests as the snapshot carries them (docs/tool-pinning.md). */
+  readonly toolPins: ReadonlyMap<string, ToolPinDigests>;
+  /**
+   * Whether the tool is held under the tenant's pinning mode: undefined (callable), 'changed' or
+   * 'not_approved'. The observed digest is `listedDigest` when given (a tools/list being
+   * answered now), else one a listing through this process revealed (the pin overlay), else the
+   * snapshot's.
+   */
+  toolVerdict(toolName: string, listedDigest?: string): ToolPinVerdict | undefined;
   /** The context object NPL conditions see as `server`. */
   readonly nplServer: Readonly<Record<string, unknown>>;
 }
@@ -184,6 +217,8 @@ export interface CompiledAgent {
   /** The agent's allowed tools (exact names or `*` globs); an empty list allows none. */
   readonly isToolAllowed: NameMatcher;
   readonly publicKey: string;
+  /** Mode of this agent's MCP proxy calls; null: the tenant's proxyExecutionMode. */
+  readonly executionMode: ExecutionMode | null;
   /** The context object NPL conditions see as `agent`. */
   readonly nplAgent: Readonly<Record<string, unknown>>;
 }

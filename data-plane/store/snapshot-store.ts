@@ -10,9 +10,14 @@
 // (kill-overlay.ts), which every compiled snapshot of this store consults, and which survives
 // later full snapshots until they include the kill. So a snapshot built before a kill, applied
 // after it, never un-kills the agent.
+//
+// Tool definitions a tools/list passing through this process revealed (`notePinObservations`) go
+// into the store's pin overlay (pin-overlay.ts) the same way: a changed tool is held from the
+// next call on, before the snapshot recording the change arrives.
 import { tenantDid } from '../../shared/agentiam/dids.js';
 import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import { type ListedTool, toolDefinitionDigest } from '../../shared/tools/tool-definitions.js';
 import { compileStatusList } from './compile-identity.js';
 import {
   type CompiledSnapshot,
@@ -21,6 +26,7 @@ import {
   type TenantRejection,
 } from './compiled-snapshot.js';
 import { KillOverlay } from './kill-overlay.js';
+import { PinOverlay } from './pin-overlay.js';
 
 export type SnapshotApplyResult =
   | {
@@ -38,6 +44,7 @@ export class SnapshotStore {
   #current: CompiledSnapshot | undefined;
   readonly #listeners = new Set<(snapshot: CompiledSnapshot) => void>();
   readonly #kills = new KillOverlay();
+  readonly #pins = new PinOverlay();
 
   get current(): CompiledSnapshot | undefined {
     return this.#current;
@@ -46,6 +53,28 @@ export class SnapshotStore {
   /** The kill deltas this store holds beyond its snapshot (shared by all its snapshots). */
   get kills(): KillOverlay {
     return this.#kills;
+  }
+
+  /** Tool digests listings revealed beyond the snapshot (shared by all its snapshots). */
+  get pins(): PinOverlay {
+    return this.#pins;
+  }
+
+  /**
+   * Notes the definitions of tools a tools/list of `source` just answered: a tool whose digest
+   * differs from its pin is held from now on (CompiledServer.toolVerdict), a revert clears the
+   * hold, before the database and the next snapshot say so.
+   */
+  notePinObservations(
+    source: { readonly tenantId: string; readonly serverId: string },
+    tools: readonly ListedTool[],
+  ): void {
+    const server = this.#current?.tenants.get(source.tenantId)?.servers.get(source.serverId);
+    this.#pins.note(
+      `${source.tenantId}/${source.serverId}`,
+      tools.map((tool) => [tool.name, toolDefinitionDigest(tool.definition)] as const),
+      (toolName) => server?.toolPins.get(toolName)?.observed,
+    );
   }
 
   /**
@@ -82,7 +111,7 @@ export class SnapshotStore {
     const started = performance.now();
     let compiled: CompiledSnapshot;
     try {
-      compiled = compileSnapshot(config, previous, this.#kills);
+      compiled = compileSnapshot(config, previous, this.#kills, this.#pins);
     } catch (error) {
       return { applied: false, version: config.version, reason: (error as Error).message };
     }
@@ -91,6 +120,7 @@ export class SnapshotStore {
       for (const [url, list] of tenant.identity.statusLists) listsByUrl.set(url, list);
     }
     this.#kills.settle(compiled.served, (url) => listsByUrl.get(url));
+    this.#pins.settle(compiled.served);
     this.#current = compiled;
     for (const listener of this.#listeners) listener(compiled);
     return {

@@ -4,6 +4,7 @@
 // Secrets appear only as hashes. A snapshot is immutable: a change makes a new version.
 // Ids are branded (shared/ids.ts): whoever builds or receives a snapshot is the edge that brands.
 import type { AgentId, ServerId, TenantId } from '../ids.js';
+import type { ToolPinDigests, ToolPinningMode } from '../tools/tool-pins.js';
 
 export interface ConfigSnapshot {
   /** Monotonic per control plane; a data plane ignores a version it has already applied. */
@@ -127,6 +128,16 @@ export interface GatewayPolicyConfig {
   readonly pinnedPolicies: readonly string[];
   readonly allowedModes: readonly ExecutionMode[];
   readonly approvalTtlSeconds: number;
+  // The MCP proxy and tool pinning (docs/mcp-proxy.md, docs/tool-pinning.md). Absent in a
+  // snapshot persisted before them: the defaults (first_sight, 120, production, false).
+  /** first_sight: a tool's first definition is pinned; approved_only: every tool needs approval. */
+  readonly toolPinning?: ToolPinningMode;
+  /** How long the MCP proxy keeps a held tools/call open for the decision, 0-3600. */
+  readonly approvalWaitSeconds?: number;
+  /** Mode of MCP proxy calls of agents without their own. */
+  readonly proxyExecutionMode?: ExecutionMode;
+  /** Whether a proxy client may choose the mode with an X-Execution-Mode header. */
+  readonly proxyModeHeader?: boolean;
 }
 
 export interface ApiKeyConfig {
@@ -153,6 +164,11 @@ export interface McpServerConfig {
   /** Tool name → the JSON-RPC `result` returned in simulation mode. */
   readonly mockResults: Readonly<Record<string, unknown>>;
   readonly toolAnnotations: Readonly<Record<string, ToolAnnotations>>;
+  /**
+   * Tool name → its pinned digests (docs/tool-pinning.md): approved (null: never approved) and
+   * last observed. Absent in a snapshot persisted before pinning: no pins.
+   */
+  readonly toolPins?: Readonly<Record<string, ToolPinDigests>>;
 }
 
 export const AGENT_STATUSES = ['active', 'killed'] as const;
@@ -166,6 +182,10 @@ export interface AgentConfig {
   readonly allowedTools: readonly string[];
   readonly mcpAudiences: readonly string[];
   readonly publicKey: string;
+  /**
+   * Mode of this agent's MCP proxy calls; null or absent: the tenant's proxyExecutionMode.
+   */
+  readonly executionMode?: ExecutionMode | null;
 }
 
 export interface PolicyVersionConfig {
