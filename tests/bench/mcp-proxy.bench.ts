@@ -1,0 +1,303 @@
+// The MCP proxy's cost (issue 14 budgets): the official SDK `Client` with
+// `StreamableHTTPClientTransport` calling a trivial tool (`echo`) of an SDK upstream
+// (tests/support/mcp-upstream.ts, stateful, SSE answers: the SDK server's defaults), (a) straight
+// to the upstream and (b) through `<gateway>/mcp/<serverId>` on a gateway as `npm start` runs it
+// (PGlite, logger at info to /dev/null, one pinned NPL policy evaluated per call), with an
+// agents:execute API key and X-Agent-Id.
+// - Sequential: one session per path, warm-up, then rounds alternating direct and proxied calls so
+//   that drift hits both; overhead = proxy p50 − direct p50 (budget ≤ 0.5 ms).
+// - Throughput: 50 sessions (50 SDK clients), each calling in a loop for a fixed count after a
+//   warm-up; ratio = proxied calls/s ÷ direct calls/s (budget ≥ 60 %).
+//
+// Three processes: the upstream and the clients each run in a child process (this file, started
+// with `upstream` or `client <spec>`), so that neither shares the gateway's event loop. Until
+// data-plane/mcp-proxy/route.ts exists (PROXY_READY) only the direct half runs.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pino from 'pino';
+import { PROXY_READY } from '../support/conformance.js';
+import type { TestGateway } from '../support/gateway.js';
+import { startMcpUpstream } from '../support/mcp-upstream.js';
+import type { BenchContext, BenchRow } from './run.js';
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+const SERVER_ID = 'bench';
+
+const SEQUENTIAL = { warmup: 300, rounds: 5, callsPerRound: 400 };
+const THROUGHPUT = { sessions: 50, warmupPerSession: 20, callsPerSession: 100 };
+const BUDGET = { overheadP50Ms: 0.5, throughputRatio: 0.6 };
+
+const POLICY = {
+  version: '1.0.0',
+  policyName: 'mcp-proxy-bench',
+  targetAgents: ['*'],
+  rules: [
+    {
+      ruleId: 'block_secrets',
+      action: 'BLOCK',
+      condition: "tool.name == 'echo' && args.text == 'secret'",
+      alertSeverity: 'CRITICAL',
+    },
+  ],
+};
+
+interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+type ClientSpec =
+  | {
+      readonly kind: 'sequential';
+      readonly targets: readonly Target[];
+      readonly warmup: number;
+      readonly rounds: number;
+      readonly callsPerRound: number;
+    }
+  | {
+      readonly kind: 'throughput';
+      readonly target: Target;
+      readonly sessions: number;
+      readonly warmupPerSession: number;
+      readonly callsPerSession: number;
+    };
+
+interface LatencySummary {
+  readonly name: string;
+  readonly calls: number;
+  readonly mean: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+}
+
+interface ThroughputSummary {
+  readonly calls: number;
+  readonly seconds: number;
+  readonly callsPerSecond: number;
+}
+
+// ---- child processes --------------------------------------------------------------------------
+
+async function connect(target: Target): Promise<Client> {
+  const client = new Client({ name: 'mcp-proxy-bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+    requestInit: { headers: { ...target.headers } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function echo(client: Client, i: number): Promise<void> {
+  const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+  if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result)}`);
+}
+
+async function runSequentialClient(
+  spec: Extract<ClientSpec, { kind: 'sequential' }>,
+): Promise<LatencySummary[]> {
+  const clients = await Promise.all(spec.targets.map(connect));
+  for (const client of clients) for (let i = 0; i < spec.warmup; i++) await echo(client, i);
+  const samples = spec.targets.map(() => [] as number[]);
+  for (let round = 0; round < spec.rounds; round++) {
+    for (const [t, client] of clients.entries()) {
+      for (let i = 0; i < spec.callsPerRound; i++) {
+        const started = performance.now();
+        await echo(client, i);
+        samples[t]!.push(performance.now() - started);
+      }
+    }
+  }
+  await Promise.all(clients.map((client) => client.close()));
+  return spec.targets.map((target, t) => {
+    const sorted = samples[t]!.sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+    return {
+      name: target.name,
+      calls: sorted.length,
+      mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+      p50: at(0.5),
+      p90: at(0.9),
+      p99: at(0.99),
+    };
+  });
+}
+
+async function runThroughputClient(
+  spec: Extract<ClientSpec, { kind: 'throughput' }>,
+): Promise<ThroughputSummary> {
+  const clients = await Promise.all(
+    Array.from({ length: spec.sessions }, () => connect(spec.target)),
+  );
+  const loop = async (client: Client, count: number) => {
+    for (let i = 0; i < count; i++) await echo(client, i);
+  };
+  await Promise.all(clients.map((client) => loop(client, spec.warmupPerSession)));
+  const started = performance.now();
+  await Promise.all(clients.map((client) => loop(client, spec.callsPerSession)));
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(clients.map((client) => client.close()));
+  const calls = spec.sessions * spec.callsPerSession;
+  return { calls, seconds, callsPerSecond: calls / seconds };
+}
+
+async function child(mode: string | undefined, arg: string | undefined): Promise<void> {
+  if (mode === 'upstream') {
+    const upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true });
+    console.log(JSON.stringify({ url: upstream.url }));
+    return;
+  }
+  if (mode === 'client' && arg) {
+    const spec = JSON.parse(arg) as ClientSpec;
+    const result =
+      spec.kind === 'sequential'
+        ? await runSequentialClient(spec)
+        : await runThroughputClient(spec);
+    console.log(JSON.stringify(result));
+    process.exit(0);
+  }
+  throw new Error(`unknown mode ${mode}`);
+}
+
+if (process.argv[1] === THIS_FILE) await child(process.argv[2], process.argv[3]);
+
+// ---- the suite ----------------------------------------------------------------------------------
+
+function spawnSelf(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', THIS_FILE, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+}
+
+async function startUpstreamProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawnSelf(['upstream']);
+  for await (const line of createInterface({ input: child.stdout! })) {
+    return { url: (JSON.parse(line) as { url: string }).url, child };
+  }
+  throw new Error('the upstream process exited before reporting its URL');
+}
+
+async function runClient<T>(spec: ClientSpec): Promise<T> {
+  const child = spawnSelf(['client', JSON.stringify(spec)]);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`the client process exited with ${code}`);
+  return JSON.parse(output.trim().split('\n').at(-1) ?? '') as T;
+}
+
+/** A gateway as `npm start` runs it, the upstream registered, an agent permitted `echo`. */
+async function proxyTarget(gateway: TestGateway, upstreamUrl: string): Promise<Target> {
+  const { createAgent } = await import('../../control-plane/services/agents.js');
+  const tenantId = gateway.tenant.id;
+  await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: upstreamUrl });
+  const policy = await gateway.publishPolicy(tenantId, POLICY);
+  await gateway.setPolicy(tenantId, {
+    trustedServers: [SERVER_ID],
+    allowedModes: ['production'],
+    pinnedPolicies: [policy],
+  });
+  const { id: agentId } = await createAgent(gateway.db, {
+    tenantId,
+    name: 'mcp-proxy-bench',
+    allowedTools: ['echo'],
+    mcpAudiences: [`mcp://${SERVER_ID}`],
+    publicKey: `bench-key-${randomBytes(16).toString('hex')}`,
+  });
+  await gateway.sync();
+  return {
+    name: 'through /mcp/{serverId}',
+    url: `${gateway.url}/mcp/${SERVER_ID}`,
+    headers: { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId },
+  };
+}
+
+const ms = (value: number) => Number(value.toFixed(3));
+
+export default async function mcpProxyBench(ctx: BenchContext): Promise<void> {
+  ctx.progress('starting the SDK upstream (child process)');
+  const upstream = await startUpstreamProcess();
+  let gateway: TestGateway | undefined;
+  try {
+    const direct: Target = {
+      name: 'SDK client → upstream directly',
+      url: upstream.url,
+      headers: {},
+    };
+    const targets: Target[] = [direct];
+    if (PROXY_READY) {
+      ctx.progress('starting a PGlite gateway (npm start logging)');
+      // Imported here: the child processes (this file too) need none of the gateway.
+      const { createLogger } = await import('../../cli/logger.js');
+      const { startTestGateway } = await import('../support/gateway.js');
+      const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
+      gateway = await startTestGateway('pglite', { logger });
+      targets.push(await proxyTarget(gateway, upstream.url));
+    } else {
+      ctx.progress('data-plane/mcp-proxy/route.ts does not exist yet: direct calls only');
+    }
+
+    const calls = SEQUENTIAL.rounds * SEQUENTIAL.callsPerRound;
+    ctx.progress(`sequential tools/call, ${calls} per path after ${SEQUENTIAL.warmup} warm-up`);
+    const sequential = await runClient<LatencySummary[]>({
+      kind: 'sequential',
+      targets,
+      ...SEQUENTIAL,
+    });
+    const base = sequential[0]!;
+    ctx.report(
+      `tools/call of a trivial tool, SDK Client + StreamableHTTPClientTransport, sequential, ${SEQUENTIAL.rounds} interleaved rounds (budget: proxy p50 overhead ≤ ${BUDGET.overheadP50Ms} ms)`,
+      sequential.map(
+        (r): BenchRow => ({
+          path: r.name,
+          calls: r.calls,
+          'mean ms': ms(r.mean),
+          'p50 ms': ms(r.p50),
+          'p90 ms': ms(r.p90),
+          'p99 ms': ms(r.p99),
+          'overhead p50 ms': ms(r.p50 - base.p50),
+          'overhead p99 ms': ms(r.p99 - base.p99),
+          budget: r === base ? '' : r.p50 - base.p50 <= BUDGET.overheadP50Ms ? 'met' : 'NOT MET',
+        }),
+      ),
+    );
+
+    const rows: BenchRow[] = [];
+    let directRate = 0;
+    for (const target of targets) {
+      ctx.progress(
+        `${THROUGHPUT.sessions} sessions × ${THROUGHPUT.callsPerSession} calls: ${target.name}`,
+      );
+      const result = await runClient<ThroughputSummary>({
+        kind: 'throughput',
+        target,
+        ...THROUGHPUT,
+      });
+      if (target === direct) directRate = result.callsPerSecond;
+      const ratio = result.callsPerSecond / directRate;
+      rows.push({
+        path: target.name,
+        sessions: THROUGHPUT.sessions,
+        calls: result.calls,
+        seconds: Number(result.seconds.toFixed(2)),
+        'calls/s': Math.round(result.callsPerSecond),
+        'of direct': `${Math.round(ratio * 100)} %`,
+        budget: target === direct ? '' : ratio >= BUDGET.throughputRatio ? 'met' : 'NOT MET',
+      });
+    }
+    ctx.report(
+      `tools/call throughput, ${THROUGHPUT.sessions} concurrent SDK sessions, ${THROUGHPUT.callsPerSession} calls each after ${THROUGHPUT.warmupPerSession} (budget: ≥ ${BUDGET.throughputRatio * 100} % of direct)`,
+      rows,
+    );
+  } finally {
+    await gateway?.close();
+    upstream.child.kill('SIGTERM');
+  }
+}
