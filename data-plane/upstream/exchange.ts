@@ -11,7 +11,14 @@
 // - SSE: the exchange resolves as soon as the matching response event arrives; the rest of the
 //   stream is drained for at most DRAIN_MS so that a server which closes the stream right after
 //   its response (the SDK does) keeps the connection reusable, and is cut otherwise.
-import type { Dispatcher } from 'undici';
+// - Relay mode (`onMessage` given, the MCP proxy's upstream sessions): every other message of the
+//   SSE answer goes to `onMessage` in order; the read timeout becomes an idle timeout that restarts
+//   with each event (a tool that keeps reporting progress is not cut; a silent one is), and
+//   `maxResponseBytes` bounds each message instead of the whole body; a stream that ends or breaks
+//   before the response after an event id (or, with no awaited response, at all) resolves without
+//   a response but with its last event id, so the caller can resume it (GET + Last-Event-ID).
+//   Without `onMessage` nothing of this runs and nothing more is allocated.
+import { type Dispatcher, Pool } from 'undici';
 import {
   fromTransportError,
   UpstreamError,
@@ -19,7 +26,13 @@ import {
   upstreamFailure,
   upstreamTimeout,
 } from './errors.js';
-import { classifyMessage, type JsonRpcId, type JsonRpcResponse, MESSAGE_KIND } from './json-rpc.js';
+import {
+  classifyMessage,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  MESSAGE_KIND,
+} from './json-rpc.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
 
 /** How long the tail of an SSE stream may take after the response event before it is cut. */
@@ -35,8 +48,13 @@ export interface ExchangeOutcome {
   readonly status: number;
   /** The `Mcp-Session-Id` response header, if any. */
   readonly sessionId: string | undefined;
-  /** The JSON-RPC response; undefined for a notification or a `skipStatus` answer. */
+  /** The JSON-RPC response; undefined for a notification, a `skipStatus` answer, or (relay mode)
+   *  an SSE stream that ended before its response and can be resumed. */
   readonly response: JsonRpcResponse | undefined;
+  /** The SSE stream's last event id ('' when none): where a resumption starts. */
+  readonly lastEventId: string;
+  /** The stream's SSE `retry:` in ms (relay mode only; undefined when none was sent). */
+  readonly retryMs: number | undefined;
 }
 
 export interface ExchangeRequest {
@@ -44,13 +62,25 @@ export interface ExchangeRequest {
   readonly path: string;
   /** Flat header list: name, value, name, value… */
   readonly headers: string[];
-  readonly body: string;
-  /** The id of the request sent; undefined when a notification is sent. */
+  /** POST when absent (GET resumes or listens, DELETE ends a session: no body). */
+  readonly method?: 'POST' | 'GET' | 'DELETE';
+  readonly body?: string;
+  /** The id of the request sent; undefined when a notification is sent (or, in relay mode, when
+   *  a GET stream is only listened to). */
   readonly expectedId: JsonRpcId | undefined;
   /** An HTTP status whose body is skipped and resolved without a response (404 = session gone). */
   readonly skipStatus: number;
   readonly limits: ExchangeLimits;
   readonly signal: AbortSignal | undefined;
+  /** Relay mode: receives, in order, every message of an SSE answer other than the awaited
+   *  response. Called synchronously from the socket's data; must not throw or block. */
+  readonly onMessage?: (message: JsonRpcMessage) => void;
+  /** Relay mode: the longest silence between SSE events once the headers arrived; 0 for none (a
+   *  standalone GET stream may be idle for hours). Default `limits.readTimeoutMs`. */
+  readonly idleTimeoutMs?: number;
+  /** Relay mode, resuming a stream: the Last-Event-ID the caller sent in `headers`; it stays the
+   *  outcome's `lastEventId` until the resumed stream brings a newer one. */
+  readonly lastEventId?: string;
 }
 
 const PHASE_CONNECT = 0;
@@ -64,6 +94,43 @@ const MODE_SKIP = 3;
 
 /** Reason given to undici when the exchange cancels its own request (never surfaces). */
 const CANCELLED = new Error('upstream exchange cancelled');
+
+/** A keep-alive pool for one upstream endpoint, and the request path of that endpoint. */
+export interface UpstreamPool {
+  readonly url: string;
+  readonly pool: Pool;
+  readonly path: string;
+}
+
+/** Opens the pool exchanges with the MCP endpoint `url` are dispatched on; throws
+ *  MCP_UPSTREAM_ERROR for a URL that is not http(s). `readTimeoutMs` 0: the exchanges' own
+ *  timers alone bound reading (relay mode's streams may be long). */
+export function createUpstreamPool(
+  url: string,
+  options: {
+    readonly connectTimeoutMs: number;
+    readonly readTimeoutMs: number;
+    readonly maxConnections: number | null;
+  },
+): UpstreamPool {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw upstreamFailure('the upstream URL is invalid');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw upstreamFailure('the upstream URL is not http or https');
+  }
+  const pool = new Pool(parsed.origin, {
+    connections: options.maxConnections,
+    pipelining: 1,
+    connect: { timeout: options.connectTimeoutMs },
+    headersTimeout: options.readTimeoutMs,
+    bodyTimeout: options.readTimeoutMs,
+  });
+  return { url, pool, path: `${parsed.pathname}${parsed.search}` };
+}
 
 export function exchange(request: ExchangeRequest): Promise<ExchangeOutcome> {
   return new Promise<ExchangeOutcome>((resolve, reject) => {
@@ -104,6 +171,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] | null = null;
   #sse: SseParser | null = null;
   #sseResult: JsonRpcResponse | UpstreamError | null = null;
+  #lastEventId = '';
+  #retryMs: number | undefined = undefined;
+  readonly #relay: boolean;
 
   constructor(
     request: ExchangeRequest,
@@ -113,6 +183,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#request = request;
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#relay = request.onMessage !== undefined;
+    if (request.lastEventId !== undefined) this.#lastEventId = request.lastEventId;
   }
 
   start(): void {
@@ -125,8 +197,18 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     request.signal?.addEventListener('abort', this);
     this.#timer = setTimeout(onTimer, request.limits.connectTimeoutMs, this);
     try {
+      const method = request.method ?? 'POST';
       request.dispatcher.dispatch(
-        { path: request.path, method: 'POST', headers: request.headers, body: request.body },
+        this.#relay
+          ? // The exchange's own idle timer governs a relayed stream, not the pool's body timeout.
+            {
+              path: request.path,
+              method,
+              headers: request.headers,
+              body: request.body,
+              bodyTimeout: 0,
+            }
+          : { path: request.path, method, headers: request.headers, body: request.body },
         this,
       );
     } catch (error) {
@@ -149,6 +231,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#fail(upstreamTimeout('no connection within the connect timeout'));
     } else if (this.#status === 0) {
       this.#fail(upstreamTimeout('no response headers within the read timeout'));
+    } else if (this.#relay && this.#mode === MODE_SSE) {
+      this.#fail(upstreamTimeout('no message within the read timeout', this.#status));
     } else {
       this.#fail(upstreamTimeout('response not complete within the read timeout', this.#status));
     }
@@ -182,7 +266,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#fail(this.#tooLarge());
       return;
     }
-    if (request.expectedId === undefined) {
+    if (request.expectedId === undefined && !this.#relay) {
       if (statusCode >= 300) {
         this.#fail(upstreamFailure(`HTTP ${statusCode} to a notification`, statusCode));
         return;
@@ -197,7 +281,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const essence = mediaTypeEssence(headers['content-type']);
     if (essence === 'text/event-stream') {
       this.#mode = MODE_SSE;
-      this.#sse = new SseParser((event) => this.#onSseEvent(event));
+      if (this.#relay) this.#startRelay();
+      else this.#sse = new SseParser((event) => this.#onSseEvent(event));
+    } else if (request.expectedId === undefined || request.method === 'GET') {
+      // A GET (listen or resume) answers only with an event stream; a JSON body is an HTTP error.
+      this.#fail(upstreamFailure(`HTTP ${statusCode} without an event stream`, statusCode));
     } else if (isJsonMediaType(essence)) {
       this.#mode = MODE_JSON;
     } else {
@@ -235,9 +323,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       case MODE_SSE:
         this.#sse!.end();
         this.#afterSse();
-        if (!this.#settled) {
-          this.#fail(upstreamFailure('SSE stream ended before the response', this.#status));
+        if (this.#settled) return;
+        if (this.#relay && (this.#lastEventId !== '' || this.#request.expectedId === undefined)) {
+          this.#succeed(undefined); // resumable: the caller goes on with GET + Last-Event-ID
+          return;
         }
+        this.#fail(upstreamFailure('SSE stream ended before the response', this.#status));
         return;
       default:
         this.#succeed(undefined);
@@ -249,7 +340,78 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#settled) return;
+    if (this.#relay && this.#mode === MODE_SSE && this.#lastEventId !== '') {
+      this.#succeed(undefined); // a broken stream with an event id can be resumed like an ended one
+      return;
+    }
     this.#fail(fromTransportError(error));
+  }
+
+  #startRelay(): void {
+    const idle = this.#request.idleTimeoutMs ?? this.#request.limits.readTimeoutMs;
+    if (idle !== this.#request.limits.readTimeoutMs) {
+      clearTimeout(this.#timer);
+      this.#timer = idle > 0 ? setTimeout(onTimer, idle, this) : undefined;
+    }
+    this.#sse = new SseParser(
+      (event) => this.#onRelayEvent(event),
+      (milliseconds) => {
+        this.#retryMs = milliseconds;
+      },
+    );
+  }
+
+  /** Relay mode's event handler: ids and idle timer first, then one message at a time. */
+  #onRelayEvent(event: SseEvent): boolean {
+    this.#lastEventId = event.id;
+    this.#timer?.refresh();
+    // Bytes count from the last event on, so the limit bounds each message (see onResponseData).
+    this.#bytes = 0;
+    const data = event.data;
+    if (data.length === 0 || event.event !== 'message') return false;
+    const limit = this.#request.limits.maxResponseBytes;
+    // UTF-16 units never outnumber UTF-8 bytes and are at most a third of them.
+    if (data.length > limit || (data.length * 3 > limit && Buffer.byteLength(data) > limit)) {
+      this.#sseResult = this.#tooLarge();
+      return true;
+    }
+    const expectedId = this.#request.expectedId;
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.#sseResult = upstreamFailure('SSE event data is not JSON', this.#status);
+      return true;
+    }
+    const kind =
+      expectedId === undefined
+        ? classifyMessage(value, '') === MESSAGE_KIND.INVALID
+          ? MESSAGE_KIND.INVALID
+          : MESSAGE_KIND.SERVER_MESSAGE // a listened stream awaits nothing: all is relayed
+        : classifyMessage(value, expectedId);
+    switch (kind) {
+      case MESSAGE_KIND.RESPONSE:
+        this.#sseResult = value as JsonRpcResponse;
+        return true;
+      case MESSAGE_KIND.SERVER_MESSAGE:
+        try {
+          this.#request.onMessage!(value as JsonRpcMessage);
+        } catch (error) {
+          this.#sseResult = upstreamFailure(
+            'relaying an upstream message failed',
+            undefined,
+            error,
+          );
+          return true;
+        }
+        return false;
+      case MESSAGE_KIND.FOREIGN_RESPONSE:
+        this.#sseResult = upstreamFailure('response id does not match the request', this.#status);
+        return true;
+      default:
+        this.#sseResult = upstreamFailure('SSE event is not a JSON-RPC message', this.#status);
+        return true;
+    }
   }
 
   #onSseEvent(event: SseEvent): boolean {
@@ -330,7 +492,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   #tooLarge(): UpstreamError {
     return upstreamFailure(
-      `response body exceeds ${this.#request.limits.maxResponseBytes} bytes`,
+      `${this.#relay && this.#mode === MODE_SSE ? 'an SSE message' : 'response body'} exceeds ${this.#request.limits.maxResponseBytes} bytes`,
       this.#status || undefined,
     );
   }
@@ -342,7 +504,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#timer = undefined;
     this.#first = null;
     this.#chunks = null;
-    this.#resolve({ status: this.#status, sessionId: this.#sessionId, response });
+    this.#resolve({
+      status: this.#status,
+      sessionId: this.#sessionId,
+      response,
+      lastEventId: this.#lastEventId,
+      retryMs: this.#retryMs,
+    });
   }
 
   #fail(error: UpstreamError): void {

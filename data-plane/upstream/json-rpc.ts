@@ -12,6 +12,13 @@ export interface JsonRpcRequest {
   params?: unknown;
 }
 
+/** A notification: a method without an id (no response is expected). */
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: unknown;
+}
+
 export interface JsonRpcSuccessResponse {
   jsonrpc: '2.0';
   id: JsonRpcId;
@@ -33,11 +40,15 @@ export interface JsonRpcErrorResponse {
 
 export type JsonRpcResponse = JsonRpcSuccessResponse | JsonRpcErrorResponse;
 
+/** Any one JSON-RPC message (batches are not part of MCP since 2025-06-18). */
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
 /** How a parsed JSON value relates to the request with id `expectedId`. */
 export const MESSAGE_KIND = {
   /** The response to the request (a result, or an error with the same id or id null). */
   RESPONSE: 0,
-  /** A server-initiated request or notification (has `method`): not relayed in this version. */
+  /** A server-initiated request or notification (has `method`): relayed only to an exchange's
+   *  `onMessage`. */
   SERVER_MESSAGE: 1,
   /** A response to a different request. */
   FOREIGN_RESPONSE: 2,

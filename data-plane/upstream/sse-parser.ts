@@ -8,7 +8,9 @@
 // - `id` is the stream's last event ID, carried from event to event as the WHATWG spec says (the
 //   library reports only the id set inside each event; an `id:` in a block without data is lost);
 // - `onEvent` returning true stops parsing: later events, also from the same chunk, are dropped;
-// - a CR that ends the stream still ends its line (the library waits for a possible LF).
+// - a CR that ends the stream still ends its line (the library waits for a possible LF);
+// - an optional `onRetry` hears the stream's `retry:` field (the reconnection delay a resumable
+//   MCP stream announces); without it the parser is built exactly as before.
 // The parser keeps only the unfinished line and the open event's data; the caller bounds the size.
 
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
@@ -34,9 +36,19 @@ export class SseParser {
   #endsWithCr = false;
   #stopped = false;
 
-  constructor(onEvent: SseEventHandler) {
+  constructor(onEvent: SseEventHandler, onRetry?: (milliseconds: number) => void) {
     this.#onEvent = onEvent;
-    this.#parser = createParser({ onEvent: (message) => this.#dispatch(message) });
+    const dispatch = (message: EventSourceMessage) => this.#dispatch(message);
+    this.#parser = createParser(
+      onRetry === undefined
+        ? { onEvent: dispatch }
+        : {
+            onEvent: dispatch,
+            onRetry: (milliseconds) => {
+              if (!this.#stopped) onRetry(milliseconds);
+            },
+          },
+    );
   }
 
   /** True once `onEvent` asked to stop. */

@@ -1,0 +1,22 @@
+// The MCP proxy's upstream half: a Streamable HTTP client session per downstream session.
+
+export type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from '../../upstream/json-rpc.js';
+export {
+  CLOSE_TIMEOUT_MS,
+  RECONNECT_DEFAULTS,
+  type ReconnectOptions,
+  type RequestOptions,
+  type SendOptions,
+  type UpstreamSession,
+  type UpstreamSessionConfig,
+} from './session.js';
+export {
+  type OpenedUpstreamSession,
+  UpstreamSessions,
+  type UpstreamSessionsOptions,
+} from './sessions.js';
