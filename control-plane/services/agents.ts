@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { agentDid } from '../../shared/agentiam/dids.js';
 import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 
@@ -20,6 +21,26 @@ export interface CreateAgentInput {
   readonly mcpAudiences?: readonly string[];
   /** The agent's Ed25519 public key, as the identity layer encodes it. */
   readonly publicKey: string;
+  /** Mode of its MCP proxy calls; null or absent: the tenant's proxyExecutionMode. */
+  readonly executionMode?: string | null;
+}
+
+/**
+ * Refuses an execution mode that is none of production, simulation, shadow (null: the tenant's
+ * proxyExecutionMode): REQUEST_INVALID naming `field`.
+ */
+export function requireExecutionMode(
+  mode: string | null | undefined,
+  field: string,
+): ExecutionMode | null | undefined {
+  if (mode === undefined || mode === null) return mode;
+  if ((EXECUTION_MODES as readonly string[]).includes(mode)) return mode as ExecutionMode;
+  const message = `must be one of ${EXECUTION_MODES.join(', ')}, or null`;
+  throw gatewayError(
+    'REQUEST_INVALID',
+    { problem: `${field}: ${message}` },
+    { details: { issues: [{ field, message }] } },
+  );
 }
 
 /**
@@ -62,6 +83,7 @@ export async function requireRegisteredAudiences(
 }
 
 export async function createAgent(db: Database, input: CreateAgentInput): Promise<{ id: string }> {
+  const executionMode = requireExecutionMode(input.executionMode, 'executionMode') ?? null;
   const id = randomUUID();
   await db.prisma.$transaction([
     db.prisma.agent.create({
@@ -76,6 +98,7 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
         allowedTools: [...input.allowedTools],
         mcpAudiences: [...(input.mcpAudiences ?? [])],
         publicKey: input.publicKey,
+        executionMode,
         // The agent's own identifier is its key's did:key: credentials name it as their subject.
         did: agentDid(input.publicKey),
       },
@@ -91,6 +114,8 @@ export interface UpdateAgentInput {
   readonly systemPrompt?: string;
   readonly personaTone?: string | null;
   readonly personaLanguage?: string | null;
+  /** null: the tenant's proxyExecutionMode. */
+  readonly executionMode?: string | null;
 }
 
 /** Changes role, allowed tools or persona of an agent of the tenant; false when there is none. */
@@ -107,6 +132,7 @@ export async function updateAgent(
       systemPrompt: input.systemPrompt,
       personaTone: input.personaTone,
       personaLanguage: input.personaLanguage,
+      executionMode: requireExecutionMode(input.executionMode, 'executionMode'),
     }).filter(([, value]) => value !== undefined),
   );
   return db.prisma.$transaction(async (tx) => {

@@ -8,6 +8,7 @@ import {
   type GatewayPolicyConfig,
   OAUTH_MODES,
 } from '../../shared/snapshot/index.js';
+import { TOOL_PINNING_MODES } from '../../shared/tools/tool-pins.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 
@@ -51,6 +52,7 @@ export function validateGatewayPolicyPatch(patch: GatewayPolicyPatch): FieldIssu
     'exfilDetectSecrets',
     'exfilCheckDestinations',
     'requireAgentIdentity',
+    'proxyModeHeader',
   ] as const) {
     if (patch[field] !== undefined && typeof patch[field] !== 'boolean') {
       issues.push({ field, message: 'must be true or false' });
@@ -76,6 +78,28 @@ export function validateGatewayPolicyPatch(patch: GatewayPolicyPatch): FieldIssu
   const ttl = patch.approvalTtlSeconds;
   if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 10 || ttl > 7 * 24 * 3600)) {
     issues.push({ field: 'approvalTtlSeconds', message: 'must be an integer from 10 to 604800' });
+  }
+  const wait = patch.approvalWaitSeconds;
+  if (wait !== undefined && (!Number.isInteger(wait) || wait < 0 || wait > 3600)) {
+    issues.push({ field: 'approvalWaitSeconds', message: 'must be an integer from 0 to 3600' });
+  }
+  if (
+    patch.toolPinning !== undefined &&
+    !(TOOL_PINNING_MODES as readonly string[]).includes(patch.toolPinning)
+  ) {
+    issues.push({
+      field: 'toolPinning',
+      message: `must be one of ${TOOL_PINNING_MODES.join(', ')}`,
+    });
+  }
+  if (
+    patch.proxyExecutionMode !== undefined &&
+    !(EXECUTION_MODES as readonly string[]).includes(patch.proxyExecutionMode)
+  ) {
+    issues.push({
+      field: 'proxyExecutionMode',
+      message: `must be one of ${EXECUTION_MODES.join(', ')}`,
+    });
   }
   if (patch.allowedModes !== undefined) {
     if (!Array.isArray(patch.allowedModes)) {

@@ -13,9 +13,18 @@ import {
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { createAgent, requireRegisteredAudiences, updateAgent } from '../../services/agents.js';
+import {
+  createAgent,
+  requireExecutionMode,
+  requireRegisteredAudiences,
+  updateAgent,
+} from '../../services/agents.js';
 import { builder } from '../builder.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
+
+const EXECUTION_MODE_DESCRIPTION =
+  'Execution mode of its MCP proxy calls: production, simulation or shadow; null: the ' +
+  "tenant's proxyExecutionMode.";
 
 builder.prismaObject('Agent', {
   description:
@@ -55,6 +64,10 @@ builder.prismaObject('Agent', {
     }),
     status: t.exposeString('status', {
       description: 'Either active or killed; a killed agent is refused on every inspect.',
+    }),
+    executionMode: t.exposeString('executionMode', {
+      nullable: true,
+      description: EXECUTION_MODE_DESCRIPTION,
     }),
     killedReason: t.exposeString('killedReason', {
       nullable: true,
@@ -146,6 +159,7 @@ const CreateAgentInput = builder.inputType('CreateAgentInput', {
     systemPrompt: t.string({ description: 'System prompt given to the agent. Default: empty.' }),
     personaTone: t.string({ description: 'Tone of voice of the persona (free text).' }),
     personaLanguage: t.string({ description: 'Language the persona answers in (free text).' }),
+    executionMode: t.string({ description: `${EXECUTION_MODE_DESCRIPTION} Default: null.` }),
   }),
 });
 
@@ -174,6 +188,7 @@ builder.mutationField('createAgent', (t) =>
         ...(input.systemPrompt ? { systemPrompt: input.systemPrompt } : {}),
         personaTone: input.personaTone ?? null,
         personaLanguage: input.personaLanguage ?? null,
+        executionMode: requireExecutionMode(input.executionMode, 'input.executionMode') ?? null,
       });
       await auditOperatorAction(
         context,
@@ -202,6 +217,7 @@ const UpdateAgentInput = builder.inputType('UpdateAgentInput', {
     personaLanguage: t.string({
       description: 'Language the persona answers in (free text); null clears it.',
     }),
+    executionMode: t.string({ description: `${EXECUTION_MODE_DESCRIPTION} null clears it.` }),
   }),
 });
 
@@ -209,7 +225,8 @@ builder.mutationField('updateAgent', (t) =>
   t.prismaField({
     type: 'Agent',
     description:
-      'Changes role, allowed tools, system prompt or persona of an agent of the tenant; ' +
+      'Changes role, allowed tools, system prompt, persona or execution mode of an agent of ' +
+      'the tenant; ' +
       'NOT_FOUND when the tenant has no such agent.',
     authScopes: { scope: SCOPES.AGENTS_MANAGE },
     args: {
@@ -225,6 +242,9 @@ builder.mutationField('updateAgent', (t) =>
         ...(input.systemPrompt != null ? { systemPrompt: input.systemPrompt } : {}),
         ...(input.personaTone !== undefined ? { personaTone: input.personaTone } : {}),
         ...(input.personaLanguage !== undefined ? { personaLanguage: input.personaLanguage } : {}),
+        ...(input.executionMode !== undefined
+          ? { executionMode: requireExecutionMode(input.executionMode, 'input.executionMode') }
+          : {}),
       };
       if (!(await updateAgent(context.db, context.caller.tenantId, id, patch))) {
         throw gatewayError('NOT_FOUND', { resource: `agent ${id} in this tenant` });

@@ -44,6 +44,19 @@ const FIELD = {
   allowedModes: 'Execution modes agents may request: a subset of production, simulation, shadow.',
   approvalTtlSeconds:
     'Seconds a held call waits for a human decision before it expires, 10-604800 (7 days).',
+  toolPinning:
+    'Tool-definition pinning (docs/tool-pinning.md): first_sight (default; the first ' +
+    'definition seen of a tool is pinned, a later change is held until approved) or ' +
+    'approved_only (no tool is callable until an operator approves its definition).',
+  approvalWaitSeconds:
+    'Seconds the MCP proxy keeps a tools/call that needs approval open, waiting for the ' +
+    'decision, 0-3600 (default 120); past it the client gets APPROVAL_PENDING.',
+  proxyExecutionMode:
+    'Execution mode of MCP proxy calls of agents without their own executionMode: ' +
+    'production (default), simulation or shadow.',
+  proxyModeHeader:
+    'Whether an MCP proxy client may choose the execution mode with an X-Execution-Mode ' +
+    'header (one of allowedModes). Default false.',
 } as const;
 
 builder.prismaObject('GatewayPolicy', {
@@ -82,6 +95,14 @@ builder.prismaObject('GatewayPolicy', {
     approvalTtlSeconds: t.exposeInt('approvalTtlSeconds', {
       description: FIELD.approvalTtlSeconds,
     }),
+    toolPinning: t.exposeString('toolPinning', { description: FIELD.toolPinning }),
+    approvalWaitSeconds: t.exposeInt('approvalWaitSeconds', {
+      description: FIELD.approvalWaitSeconds,
+    }),
+    proxyExecutionMode: t.exposeString('proxyExecutionMode', {
+      description: FIELD.proxyExecutionMode,
+    }),
+    proxyModeHeader: t.exposeBoolean('proxyModeHeader', { description: FIELD.proxyModeHeader }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     updatedBy: t.exposeString('updatedBy', {
       nullable: true,
@@ -124,6 +145,10 @@ const GatewayPolicyInput = builder.inputType('GatewayPolicyInput', {
     pinnedPolicies: t.stringList({ description: FIELD.pinnedPolicies }),
     allowedModes: t.stringList({ description: FIELD.allowedModes }),
     approvalTtlSeconds: t.int({ description: FIELD.approvalTtlSeconds }),
+    toolPinning: t.string({ description: FIELD.toolPinning }),
+    approvalWaitSeconds: t.int({ description: FIELD.approvalWaitSeconds }),
+    proxyExecutionMode: t.string({ description: FIELD.proxyExecutionMode }),
+    proxyModeHeader: t.boolean({ description: FIELD.proxyModeHeader }),
   }),
 });
 

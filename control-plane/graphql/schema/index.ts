@@ -6,6 +6,7 @@ import './tenants.js';
 import './api-keys.js';
 import './gateway-policy.js';
 import './mcp-servers.js';
+import './tool-definitions.js';
 import './npl-policies.js';
 import './agents.js';
 import './agent-spawn.js';

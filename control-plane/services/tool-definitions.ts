@@ -1,0 +1,159 @@
+// Tool-definition pins for operators (docs/tool-pinning.md): every pin of a tenant's server with
+// whether it is held under the tenant's pinning mode, what changed (the top-level definition
+// fields that differ), and the approval of an observed definition. An approval names the digest
+// the operator reviewed: it applies only while that is still the observed one, so a definition
+// that changed again after the review is never approved unseen.
+import { gatewayError } from '../../shared/errors/index.js';
+import { canonicalJson } from '../../shared/json/canonical-json.js';
+import { pinVerdict, type ToolPinningMode } from '../../shared/tools/tool-pins.js';
+import { bumpConfigVersion } from '../../storage/config-version.js';
+import type { Database } from '../../storage/database.js';
+import { readToolPinningMode } from '../../storage/tool-pins.js';
+
+/** APPROVED: callable as it is; CHANGED: differs from the approved one; NOT_APPROVED: never was. */
+export type ToolDefinitionStatus = 'approved' | 'changed' | 'not_approved';
+
+export interface ToolDefinitionRecord {
+  readonly serverId: string;
+  readonly toolName: string;
+  readonly status: ToolDefinitionStatus;
+  /** Hidden from the MCP proxy's tools/list and its calls denied, under the tenant's mode. */
+  readonly held: boolean;
+  readonly approvedDigest: string | null;
+  readonly approvedDefinition: unknown;
+  readonly approvedAt: Date | null;
+  readonly approvedBy: string | null;
+  readonly observedDigest: string;
+  readonly observedDefinition: unknown;
+  readonly observedAt: Date;
+  /** Top-level fields of the definition that differ; empty when never approved or unchanged. */
+  readonly changedFields: readonly string[];
+}
+
+type PinRow = Awaited<ReturnType<Database['prisma']['toolDefinitionPin']['findMany']>>[number];
+
+/** The tenant's pins (of one server, or all), ordered by server and tool. */
+export async function listToolDefinitions(
+  db: Database,
+  tenantId: string,
+  filter: { readonly serverId?: string; readonly heldOnly?: boolean } = {},
+): Promise<ToolDefinitionRecord[]> {
+  const [mode, rows] = await db.prisma.$transaction(async (tx) =>
+    Promise.all([
+      readToolPinningMode(tx, tenantId),
+      tx.toolDefinitionPin.findMany({
+        where: {
+          tenantId,
+          ...(filter.serverId === undefined ? {} : { serverId: filter.serverId }),
+        },
+        orderBy: [{ serverId: 'asc' }, { toolName: 'asc' }],
+      }),
+    ]),
+  );
+  const records = rows.map((row) => toRecord(row, mode));
+  return filter.heldOnly ? records.filter((record) => record.held) : records;
+}
+
+export interface ApproveToolDefinitionInput {
+  readonly tenantId: string;
+  readonly serverId: string;
+  readonly toolName: string;
+  /** The observed digest the operator reviewed. */
+  readonly digest: string;
+  /** Who approves (api_key:{id}). */
+  readonly approvedBy: string;
+}
+
+/**
+ * Makes the observed definition the approved one, when `digest` is still the observed digest.
+ * NOT_FOUND when the tenant has no such pin; REQUEST_INVALID naming the current digest when the
+ * operator reviewed another one. Bumps the configVersion: the caller publishes.
+ */
+export async function approveToolDefinition(
+  db: Database,
+  input: ApproveToolDefinitionInput,
+): Promise<{ record: ToolDefinitionRecord; previousDigest: string | null }> {
+  const { tenantId, serverId, toolName, digest } = input;
+  return db.prisma.$transaction(async (tx) => {
+    const where = { tenantId_serverId_toolName: { tenantId, serverId, toolName } };
+    const pin = await tx.toolDefinitionPin.findUnique({ where });
+    if (pin === null) {
+      throw gatewayError('NOT_FOUND', {
+        resource: `tool ${toolName} of MCP server ${serverId} in this tenant`,
+      });
+    }
+    if (pin.observedDigest !== digest) {
+      throw gatewayError(
+        'REQUEST_INVALID',
+        {
+          problem:
+            `digest: ${digest} is not the current definition of tool ${toolName} of server ` +
+            `${serverId}; its observed digest is ${pin.observedDigest}. Review that definition ` +
+            'and approve its digest.',
+        },
+        {
+          details: {
+            issues: [{ field: 'digest', message: `the observed digest is ${pin.observedDigest}` }],
+            observedDigest: pin.observedDigest,
+          },
+        },
+      );
+    }
+    const updated = await tx.toolDefinitionPin.update({
+      where,
+      data: {
+        approvedDigest: pin.observedDigest,
+        approvedDefinition: pin.observedDefinition as object,
+        approvedAt: new Date(),
+        approvedBy: input.approvedBy,
+      },
+    });
+    await bumpConfigVersion(tx, tenantId);
+    const mode = await readToolPinningMode(tx, tenantId);
+    return { record: toRecord(updated, mode), previousDigest: pin.approvedDigest };
+  });
+}
+
+function toRecord(row: PinRow, mode: ToolPinningMode): ToolDefinitionRecord {
+  const pin = { approved: row.approvedDigest, observed: row.observedDigest };
+  const status: ToolDefinitionStatus =
+    row.approvedDigest === null
+      ? 'not_approved'
+      : row.approvedDigest === row.observedDigest
+        ? 'approved'
+        : 'changed';
+  return {
+    serverId: row.serverId,
+    toolName: row.toolName,
+    status,
+    held: pinVerdict(pin, mode) !== undefined,
+    approvedDigest: row.approvedDigest,
+    approvedDefinition: row.approvedDefinition,
+    approvedAt: row.approvedAt,
+    approvedBy: row.approvedBy,
+    observedDigest: row.observedDigest,
+    observedDefinition: row.observedDefinition,
+    observedAt: row.observedAt,
+    changedFields:
+      status === 'changed' ? changedFields(row.approvedDefinition, row.observedDefinition) : [],
+  };
+}
+
+/** The top-level fields of two definitions that differ (present in one only, or unequal). */
+export function changedFields(approved: unknown, observed: unknown): string[] {
+  const a = asObject(approved);
+  const b = asObject(observed);
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...fields]
+    .filter((field) => {
+      if (!(field in a) || !(field in b)) return true;
+      return canonicalJson(a[field]) !== canonicalJson(b[field]);
+    })
+    .sort();
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
