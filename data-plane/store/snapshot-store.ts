@@ -61,15 +61,18 @@ export class SnapshotStore {
   }
 
   /**
-   * Notes the definitions of tools a tools/list of `source` just answered: a tool whose digest
+   * Notes the definitions of tools a tools/list of `source` (from `url`, when given) just
+   * answered: a tool whose digest
    * differs from its pin is held from now on (CompiledServer.toolVerdict), a revert clears the
    * hold, before the database and the next snapshot say so.
    */
   notePinObservations(
-    source: { readonly tenantId: string; readonly serverId: string },
+    source: { readonly tenantId: string; readonly serverId: string; readonly url?: string },
     tools: readonly ListedTool[],
   ): void {
     const server = this.#current?.tenants.get(source.tenantId)?.servers.get(source.serverId);
+    // An answer of a URL the server no longer points at says nothing about its tools now.
+    if (server !== undefined && source.url !== undefined && server.url !== source.url) return;
     this.#pins.note(
       `${source.tenantId}/${source.serverId}`,
       tools.map((tool) => [tool.name, toolDefinitionDigest(tool.definition)] as const),
