@@ -1,7 +1,7 @@
 // Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
-// every data-plane route — inspect, the approval long-poll, public compliance validation, AgentIAM
-// (DID resolution, contexts, status lists, delegation verify), the OAuth authorization server, the
-// kill switch. The
+// every data-plane route — inspect, the MCP proxy, the approval long-poll, public compliance
+// validation, AgentIAM (DID resolution, contexts, status lists, delegation verify), the OAuth
+// authorization server, the kill switch. The
 // composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
 // a database or a port.
 import type { FastifyInstance } from 'fastify';
@@ -14,6 +14,12 @@ import type { ExecutionRegistry } from './executions.js';
 import type { AccessTokenMinter } from './governance/dependencies.js';
 import type { KillSwitch } from './kill/kill-switch.js';
 import type { ListedToolsRecorder } from './listed-tools.js';
+import { PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './mcp-proxy/dependencies.js';
+import { mcpProxyRoutes } from './mcp-proxy/route.js';
+import { ProxySessions } from './mcp-proxy/sessions.js';
+import { UpstreamSessions } from './mcp-proxy/upstream/index.js';
+import { oauthIndexOf } from './oauth/oauth-index.js';
+import { RevokedTokens } from './oauth/revocations.js';
 import type { KeyUseListener } from './plugins/auth.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { agentIamRoutes } from './routes/agentiam/index.js';
@@ -56,6 +62,11 @@ export interface DataPlaneDependencies extends ServerOptions {
   readonly oauth?:
     | Omit<OAuthRoutesDependencies, 'store' | 'publicUrl' | 'db' | 'audit' | 'metrics'>
     | undefined;
+  /** The MCP proxy's sessions (shared with the kill applier, which closes a killed agent's). */
+  readonly mcpSessions?: ProxySessions | undefined;
+  /** The MCP proxy's upstream sessions (closed by the runtime at stop). */
+  readonly mcpUpstreamSessions?: UpstreamSessions | undefined;
+  readonly mcpLimits?: Partial<ProxyLimits> | undefined;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
@@ -63,9 +74,28 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   const identity = new IdentityVerifier({ ...deps.agentIam, metrics: deps.metrics });
   await app.register(compliancePlugin, deps.compliance ?? {});
   await app.register(inspectRoutes, { ...deps, identity });
+  const revoked = deps.oauth?.revoked ?? new RevokedTokens();
+  const upstreamSessions = deps.mcpUpstreamSessions ?? new UpstreamSessions();
+  if (!deps.mcpUpstreamSessions) app.addHook('onClose', () => upstreamSessions.close());
+  await app.register(mcpProxyRoutes, {
+    ...deps,
+    identity,
+    sessions: deps.mcpSessions ?? new ProxySessions(),
+    upstreamSessions,
+    approvalEvents: deps.events,
+    limits: { ...PROXY_LIMIT_DEFAULTS, ...deps.mcpLimits },
+    auth: {
+      store: deps.store,
+      issuer: () => deps.publicUrl.get(),
+      index: () => oauthIndexOf(deps.store.current, deps.oauth?.signer),
+      revoked,
+      onKeyUse: deps.onKeyUse,
+    },
+  });
   await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
   await app.register(oauthRoutes, {
     ...deps.oauth,
+    revoked,
     identity,
     store: deps.store,
     publicUrl: deps.publicUrl,

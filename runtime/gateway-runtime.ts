@@ -19,6 +19,8 @@ import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-kill.js';
 import { KillSwitch } from '../data-plane/kill/kill-switch.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
+import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessions.js';
+import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
@@ -134,6 +136,8 @@ export interface GatewayRuntimeOptions {
   /** Kill switch waits (defaults: 2000 ms for the propagation, 250 ms for acknowledgements). */
   readonly killPropagationWaitMs?: number;
   readonly killAckWaitMs?: number;
+  /** MCP proxy concurrency limits (calls in flight per session and per agent). */
+  readonly mcpSessionLimits?: Partial<SessionLimits>;
   /** The configuration stream's heartbeat (default the protocol's 15 s). */
   readonly streamHeartbeatMs?: number;
 }
@@ -196,7 +200,15 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const delegationLinks = new DelegationLinkRecorder(db, { logger });
   const revokedTokens = new RevokedTokens();
   const processName = options.processName ?? 'local';
-  const killApplier = createKillApplier({ store, executions, upstream, logger });
+  const mcpSessions = new ProxySessions(options.mcpSessionLimits);
+  const mcpUpstreamSessions = new UpstreamSessions();
+  const killApplier = createKillApplier({
+    store,
+    executions,
+    upstream,
+    proxySessions: mcpSessions,
+    logger,
+  });
   const killSwitch = new KillSwitch({
     db,
     audit,
@@ -247,6 +259,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           publicUrl,
           killSwitch,
           agentIam: { onChainVerified: delegationLinks.onChainVerified },
+          mcpSessions,
+          mcpUpstreamSessions,
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
                 revoked: revokedTokens,
@@ -325,6 +339,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       await delegationLinks.stop();
       await audit.close();
       await upstream.close();
+      mcpSessions.closeAll();
+      await mcpUpstreamSessions.close();
       await events.close();
     },
   };

@@ -110,6 +110,26 @@ export async function findApproval(
   return rows[0] ? toRecord(rows[0], now) : undefined;
 }
 
+/**
+ * The newest approval of this agent for the same call (digest) that can still let it through:
+ * pending or approved, unexpired. The MCP proxy resumes it when a client retries a call whose wait
+ * ended, instead of asking an operator twice for the same call.
+ */
+export async function findOpenApproval(
+  db: SqlExecutor,
+  input: { tenantId: TenantId; agentId: AgentId; callDigest: string },
+  now = new Date(),
+): Promise<ApprovalRecord | undefined> {
+  const rows = await db.query<ApprovalRow>(
+    `select ${COLUMNS} from approvals
+      where "tenantId" = $1 and "agentId" = $2 and "callDigest" = $3
+        and status in ('pending', 'approved') and "expiresAt" > $4
+      order by "createdAt" desc limit 1`,
+    [input.tenantId, input.agentId, input.callDigest, now],
+  );
+  return rows[0] ? toRecord(rows[0], now) : undefined;
+}
+
 export type ConsumeOutcome =
   | { readonly ok: true; readonly approval: ApprovalRecord }
   | {

@@ -5,7 +5,7 @@ import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import type { NplDecision } from '../../shared/npl/index.js';
-import { consumeApproval, createApproval } from '../../storage/approvals.js';
+import { consumeApproval, createApproval, findOpenApproval } from '../../storage/approvals.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type InspectAnswer } from './answers.js';
 import { computeCallDigest } from './call-digest.js';
@@ -48,6 +48,26 @@ export async function holdOrRelease(
       metadata: { actorType: 'agent', tool: call.toolName, inspectionId, agentId: agent.id },
     });
     return answerAllow(deps, exchange, PLAIN_ALLOW, decision);
+  }
+  if (call.resumeOpenApproval) {
+    const open = await findOpenApproval(deps.db, {
+      tenantId: tenant.id,
+      agentId: agent.id,
+      callDigest: digest,
+    });
+    if (open) {
+      const answer: InspectAnswer = {
+        decision: 'require_human_approval',
+        reasonCode: 'NPL_REQUIRE_HUMAN',
+        inspectionId,
+        executionMode: call.mode,
+        enforced: true,
+        message: decision.reason,
+        approval: { id: open.id, status: open.status, expiresAt: open.expiresAt.toISOString() },
+      };
+      addPolicyFields(answer, decision);
+      return sendAnswer(deps, exchange, answer);
+    }
   }
   const approval = await createApproval(deps.db, {
     tenantId: tenant.id,

@@ -49,6 +49,11 @@ export interface InspectRequest {
   readonly delegationChain: readonly unknown[] | undefined;
   /** false: the agent runs the tool itself; an allow is decided and audited but never forwarded. */
   readonly forward: boolean;
+  /**
+   * A held call resumes the open approval of the same call (same agent and digest) instead of
+   * asking again: the MCP proxy's retry after a wait that ended (issue 14 item 5).
+   */
+  readonly resumeOpenApproval?: boolean;
 }
 
 export interface JsonRpcCall {

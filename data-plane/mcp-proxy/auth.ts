@@ -1,0 +1,105 @@
+// Who is calling the MCP proxy (issue 14 item 2, DESIGN.md §6):
+// - an access token of this gateway whose audience is this proxy resource,
+//   `<public URL>/mcp/{serverId}`: never an `mcp://{serverId}` token, which is what upstreams
+//   receive, so an upstream cannot replay what it was given against the proxy. Checked like
+//   introspection checks a token: signature by kid against the snapshot's JWKS, EdDSA, at+jwt,
+//   our issuer, unexpired, not revoked (snapshot or this process), its client not revoked, its
+//   agent alive;
+// - or, for trusted backends, an `agents:execute` API key and the agent named by `X-Agent-Id`.
+// Every failure is 401 with `WWW-Authenticate: Bearer resource_metadata=…` (RFC 9728 §5.1), so
+// an MCP client discovers the authorization server by itself; a key without the scope is 403.
+
+import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
+import { parseApiKey } from '../../shared/identity/api-keys.js';
+import { SCOPES } from '../../shared/identity/scopes.js';
+import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
+import type { OAuthIndex } from '../oauth/oauth-index.js';
+import type { RevokedTokens } from '../oauth/revocations.js';
+import { verifyAccessToken } from '../oauth/verify-access-token.js';
+import { authenticate, type KeyUseListener } from '../plugins/auth.js';
+import type { SnapshotStore } from '../store/snapshot-store.js';
+
+/** The client id of tokens the gateway mints for itself (never accepted by the proxy). */
+const GATEWAY_CLIENT_ID = 'gateway';
+const BEARER = /^Bearer ([^\s]+)$/i;
+const AGENT_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+export interface ProxyCaller {
+  readonly tenantId: TenantId;
+  readonly agentId: AgentId;
+  readonly via: 'access_token' | 'api_key';
+  /** The token was obtained with proof of the agent's identity (private_key_jwt, agent proof). */
+  readonly identityProven: boolean;
+}
+
+export interface ProxyAuthDependencies {
+  readonly store: SnapshotStore;
+  readonly issuer: () => string;
+  readonly index: () => OAuthIndex;
+  readonly revoked: RevokedTokens;
+  readonly onKeyUse?: KeyUseListener | undefined;
+}
+
+export interface PresentedCredentials {
+  readonly authorization: string | undefined;
+  readonly agentIdHeader: string | undefined;
+}
+
+/** The proxy resource of a server: the audience a token must carry. */
+export function proxyResource(issuer: string, serverId: string): string {
+  return `${issuer}/mcp/${serverId}`;
+}
+
+/** The RFC 9728 metadata URL of a server's proxy resource. */
+export function resourceMetadataUrl(issuer: string, serverId: string): string {
+  return `${issuer}/.well-known/oauth-protected-resource/mcp/${serverId}`;
+}
+
+export async function authenticateCaller(
+  deps: ProxyAuthDependencies,
+  presented: PresentedCredentials,
+  serverId: string,
+): Promise<ProxyCaller> {
+  const issuer = deps.issuer();
+  const resource = proxyResource(issuer, serverId);
+  const refuse = (problem: string): GatewayError =>
+    gatewayError('MCP_PROXY_UNAUTHORIZED', { resource, problem });
+  const token = presented.authorization ? BEARER.exec(presented.authorization)?.[1] : undefined;
+  if (token === undefined) throw refuse('no bearer token was presented');
+  if (parseApiKey(token)) {
+    // Throws AUTH_INVALID_API_KEY (401) or AUTH_INSUFFICIENT_SCOPE (403).
+    const auth = authenticate(`Bearer ${token}`, deps.store, SCOPES.AGENTS_EXECUTE);
+    deps.onKeyUse?.(auth.key.id);
+    const agentId = presented.agentIdHeader;
+    if (agentId === undefined || !AGENT_ID.test(agentId)) {
+      throw refuse('an API key must name its agent in the X-Agent-Id header');
+    }
+    return {
+      tenantId: auth.tenant.id,
+      agentId: asAgentId(agentId),
+      via: 'api_key',
+      identityProven: false,
+    };
+  }
+  const index = deps.index();
+  const claims = await verifyAccessToken(index, token, issuer);
+  if (!claims) throw refuse('the token is not a valid access token of this gateway');
+  if (claims.aud !== resource) {
+    throw refuse(`the token's audience is ${claims.aud.slice(0, 200)}, not this proxy resource`);
+  }
+  if (claims.client_id === GATEWAY_CLIENT_ID)
+    throw refuse('a forwarding token cannot call the proxy');
+  if (deps.revoked.has(claims.jti) || index.revoked.get(claims.tenant_id)?.has(claims.jti)) {
+    throw refuse('the token was revoked');
+  }
+  const issuedTo = index.clients.get(claims.client_id);
+  if (!issuedTo || issuedTo.tenant.id !== claims.tenant_id) {
+    throw refuse('the token was issued to a client that no longer exists');
+  }
+  return {
+    tenantId: issuedTo.tenant.id,
+    agentId: asAgentId(claims.sub),
+    via: 'access_token',
+    identityProven: claims.agent_identity === true,
+  };
+}

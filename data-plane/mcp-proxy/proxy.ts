@@ -1,0 +1,351 @@
+// The proxy's message handling, below the transport and above the upstream session: what each
+// client message becomes. The transport (transport/streamable-http.ts) has already checked the
+// origin, authenticated the caller, parsed the body and found the session.
+// - initialize: checks the agent and the server (whitelisted, registered, identity when the
+//   tenant requires it), opens the client's own upstream session with the client's initialize
+//   sent unchanged (so the upstream session declares the client's capabilities), and answers the
+//   upstream's result;
+// - tools/call: governance (tools-call.ts); tools/list: filtered (tools-list.ts);
+// - every other request (resources, prompts, completion, logging, ping, tasks…): passes through,
+//   subject to the gateway's method blocking;
+// - notifications and the client's answers to server-initiated requests: passed to the upstream
+//   session (a blocked notification is dropped).
+// Every request re-reads the tenant from the current snapshot, so a kill or a policy change
+// applies to sessions already open.
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
+import { appendDenyAudit } from '../governance/deny.js';
+import type { Block } from '../governance/exchange.js';
+import type { CompiledTenant } from '../store/compiled-snapshot.js';
+import type { ProxyCaller } from './auth.js';
+import type { McpProxyDependencies } from './dependencies.js';
+import { auditedCall, relayServerMessage } from './relay.js';
+import { rpcError, upstreamFailureOf } from './rpc-errors.js';
+import type { ProxySession } from './sessions.js';
+import { proxyToolCall } from './tools-call.js';
+import { permittedTools } from './tools-list.js';
+import {
+  JSONRPC,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequestMessage,
+  type JsonRpcResponseMessage,
+} from './transport/protocol.js';
+import type { CallStream, ServerStream } from './transport/response-stream.js';
+
+export interface IncomingRequest {
+  readonly caller: ProxyCaller;
+  readonly message: JsonRpcRequestMessage;
+  readonly stream: CallStream;
+  readonly headers: IncomingHttpHeaders;
+  readonly protocolVersion: string;
+}
+
+export class McpProxy {
+  readonly #deps: McpProxyDependencies;
+
+  constructor(deps: McpProxyDependencies) {
+    this.#deps = deps;
+  }
+
+  get deps(): McpProxyDependencies {
+    return this.#deps;
+  }
+
+  /** initialize: opens the session; resolves with it (undefined when refused). */
+  async initialize(
+    caller: ProxyCaller,
+    serverId: string,
+    message: JsonRpcRequestMessage,
+    stream: CallStream,
+  ): Promise<ProxySession | undefined> {
+    const deps = this.#deps;
+    const tenant = deps.store.current?.tenants.get(caller.tenantId);
+    if (!tenant) {
+      stream.respond(
+        rpcError(message.id, JSONRPC.GATEWAY_DENIED, 'AGENT_UNKNOWN', 'no such tenant'),
+      );
+      return undefined;
+    }
+    const refusal = this.#refuseSession(tenant, caller, serverId);
+    if (refusal) {
+      await this.#deny(tenant, caller, serverId, message, refusal, stream);
+      return undefined;
+    }
+    const server = tenant.servers.get(serverId)!;
+    const agent = tenant.agents.get(caller.agentId)!;
+    let opened: Awaited<ReturnType<McpProxyDependencies['upstreamSessions']['open']>>;
+    try {
+      opened = await deps.upstreamSessions.open(
+        {
+          target: { serverKey: server.serverKey, url: server.url },
+          authorization: this.#forwardToken(tenant.id, agent.id, serverId),
+          connectTimeoutMs: deps.limits.connectTimeoutMs,
+          readTimeoutMs: deps.limits.readTimeoutMs,
+          maxMessageBytes: deps.limits.maxMessageBytes,
+        },
+        message as never,
+      );
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      stream.respond(rpcError(message.id, JSONRPC.UPSTREAM_FAILED, failure.code, failure.detail));
+      return undefined;
+    }
+    if (!opened.session) {
+      stream.respond(opened.response as JsonRpcResponseMessage);
+      return undefined;
+    }
+    const params = message.params ?? {};
+    const capabilities = params.capabilities;
+    const session = deps.sessions.create({
+      tenantId: tenant.id,
+      agentId: agent.id,
+      serverId,
+      upstream: opened.session,
+      protocolVersion: opened.session.protocolVersion,
+      clientCapabilities:
+        typeof capabilities === 'object' && capabilities !== null
+          ? (capabilities as Record<string, unknown>)
+          : {},
+    });
+    opened.session.onGone = () => deps.sessions.close(session);
+    stream.setHeader('mcp-session-id', session.id);
+    stream.respond(opened.response as JsonRpcResponseMessage);
+    return session;
+  }
+
+  /** A request on an open session; resolves once its response is on the client's stream. */
+  async request(session: ProxySession, incoming: IncomingRequest): Promise<void> {
+    const deps = this.#deps;
+    const { message, stream, caller } = incoming;
+    const tenant = deps.store.current?.tenants.get(session.tenantId);
+    const agent = tenant?.agents.get(session.agentId);
+    if (!tenant || !agent || agent.killed) {
+      deps.sessions.close(session);
+      const code = agent?.killed ? 'AGENT_REVOKED' : 'AGENT_UNKNOWN';
+      stream.respond(
+        rpcError(
+          message.id,
+          JSONRPC.GATEWAY_DENIED,
+          code,
+          formatErrorMessage(code, { agentId: session.agentId }),
+        ),
+      );
+      return;
+    }
+    if (
+      tenant.policy.requireAgentIdentity &&
+      !caller.identityProven &&
+      message.method === 'tools/call'
+    ) {
+      await this.#deny(tenant, caller, session.serverId, message, identityRequired(), stream);
+      return;
+    }
+    if (message.method === 'tools/call') {
+      await proxyToolCall({
+        deps,
+        session,
+        tenant,
+        message,
+        stream,
+        headers: incoming.headers,
+        protocolVersion: incoming.protocolVersion,
+      });
+      return;
+    }
+    const refusal = this.#refuseMethod(tenant, session.serverId, message.method);
+    if (refusal) {
+      await this.#deny(tenant, caller, session.serverId, message, refusal, stream);
+      return;
+    }
+    const response = await this.#forward(session, tenant, incoming);
+    if (response === undefined) return;
+    if (message.method === 'tools/list' && response.result !== undefined) {
+      const server = tenant.servers.get(session.serverId);
+      if (server) {
+        stream.respond({
+          ...response,
+          result: permittedTools(response.result, tenant, agent, server),
+        });
+        deps.listedTools?.record(
+          { tenantId: tenant.id, serverId: session.serverId, url: server.url },
+          response.result,
+        );
+        return;
+      }
+    }
+    stream.respond(response);
+  }
+
+  /** A notification or a response from the client: to the upstream session. */
+  async deliver(
+    session: ProxySession,
+    message: JsonRpcMessage,
+    isNotification: boolean,
+  ): Promise<void> {
+    const tenant = this.#deps.store.current?.tenants.get(session.tenantId);
+    if (!tenant) return;
+    if (isNotification && tenant.policy.isMethodBlocked((message as { method: string }).method))
+      return;
+    try {
+      await session.upstream.send(message as never, { signal: session.closed.signal });
+    } catch (error) {
+      if (!upstreamFailureOf(error)) throw error;
+      this.#deps.logger.debug(
+        { err: error, sessionId: session.id },
+        'mcp proxy: relaying to the upstream failed',
+      );
+    }
+  }
+
+  /**
+   * The client's GET stream: what the upstream sends outside any request. The upstream's own GET
+   * stream is opened with the first one and relays to whichever stream the client has open.
+   */
+  listen(session: ProxySession, stream: ServerStream): void {
+    const deps = this.#deps;
+    session.serverStream = stream;
+    stream.onClose(() => {
+      if (session.serverStream === stream) session.serverStream = undefined;
+    });
+    if (this.#listening.has(session)) return;
+    this.#listening.add(session);
+    session.upstream.listen(
+      (message) => {
+        const tenant = deps.store.current?.tenants.get(session.tenantId);
+        if (tenant) relayServerMessage(deps, session, tenant, message, session.serverStream);
+      },
+      () => this.#listening.delete(session),
+    );
+  }
+
+  readonly #listening = new WeakSet<ProxySession>();
+
+  async #forward(
+    session: ProxySession,
+    tenant: CompiledTenant,
+    incoming: IncomingRequest,
+  ): Promise<JsonRpcResponseMessage | undefined> {
+    const { message, stream } = incoming;
+    const stop = new AbortController();
+    stream.onClose(() => stop.abort());
+    try {
+      return (await session.upstream.request(message as never, {
+        signal: AbortSignal.any([stop.signal, session.closed.signal]),
+        protocolVersion: incoming.protocolVersion,
+        onMessage: (relayed) => relayServerMessage(this.#deps, session, tenant, relayed, stream),
+      })) as JsonRpcResponseMessage;
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      stream.respond(rpcError(message.id, JSONRPC.UPSTREAM_FAILED, failure.code, failure.detail));
+      return undefined;
+    }
+  }
+
+  /** Why this caller may not open a session to this server, or undefined. */
+  #refuseSession(tenant: CompiledTenant, caller: ProxyCaller, serverId: string): Block | undefined {
+    const agent = tenant.agents.get(caller.agentId);
+    if (!agent) {
+      return {
+        code: 'AGENT_UNKNOWN',
+        message: formatErrorMessage('AGENT_UNKNOWN', { agentId: caller.agentId }),
+      };
+    }
+    if (agent.killed) {
+      return {
+        code: 'AGENT_REVOKED',
+        message: formatErrorMessage('AGENT_REVOKED', { agentId: agent.id }),
+      };
+    }
+    if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
+    return (
+      this.#refuseMethod(tenant, serverId, 'initialize') ?? this.#unregistered(tenant, serverId)
+    );
+  }
+
+  #refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined {
+    if (!tenant.policy.trustedServers.has(serverId)) {
+      return {
+        code: 'MCP_SERVER_NOT_WHITELISTED',
+        message: formatErrorMessage('MCP_SERVER_NOT_WHITELISTED', { serverId }),
+      };
+    }
+    if (tenant.policy.isMethodBlocked(method)) {
+      return {
+        code: 'MCP_METHOD_BLOCKED',
+        message: formatErrorMessage('MCP_METHOD_BLOCKED', { kind: 'method', name: method }),
+      };
+    }
+    return undefined;
+  }
+
+  #unregistered(tenant: CompiledTenant, serverId: string): Block | undefined {
+    if (tenant.servers.has(serverId)) return undefined;
+    return {
+      code: 'MCP_SERVER_NOT_REGISTERED',
+      message: formatErrorMessage('MCP_SERVER_NOT_REGISTERED', {
+        serverId,
+        registration: 'whitelisted but not registered',
+      }),
+    };
+  }
+
+  /** An audited refusal, answered as a JSON-RPC error (durable before it is sent). */
+  async #deny(
+    tenant: CompiledTenant,
+    caller: ProxyCaller,
+    serverId: string,
+    message: JsonRpcRequestMessage,
+    block: Block,
+    stream: CallStream,
+  ): Promise<void> {
+    const inspectionId = randomUUID();
+    const call = auditedCall(
+      { id: 'none', agentId: caller.agentId, serverId } as ProxySession,
+      message.id,
+      message.method,
+    );
+    const auditId = await appendDenyAudit(this.#deps, tenant, call, inspectionId, null, block);
+    stream.respond(
+      rpcError(message.id, JSONRPC.GATEWAY_DENIED, block.code, block.message, {
+        inspectionId,
+        auditId,
+      }),
+    );
+  }
+
+  /** Gateway-minted tokens for the upstream under oauthMode mcp_as (cached by the minter). */
+  #forwardToken(tenantId: string, agentId: string, serverId: string) {
+    const deps = this.#deps;
+    return async (): Promise<string | undefined> => {
+      const tenant = deps.store.current?.tenants.get(tenantId as never);
+      if (!tenant || (tenant.policy.oauthMode !== 'mcp_as' && !deps.requireMcpOAuth))
+        return undefined;
+      const agent = tenant.agents.get(agentId as never);
+      const server = tenant.servers.get(serverId as never);
+      // Fail closed: a session that must carry a token never reaches the upstream without one.
+      if (!agent || !server || !deps.mintAccessToken) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
+      try {
+        return await deps.mintAccessToken({ tenant, agent, server });
+      } catch (error) {
+        deps.logger.info({ err: error, tenantId }, 'mcp proxy: minting the forward token failed');
+        throw gatewayError('MCP_OAUTH_UNAVAILABLE');
+      }
+    };
+  }
+}
+
+function identityRequired(): Block {
+  return {
+    code: 'AGENT_IDENTITY_REQUIRED',
+    message: formatErrorMessage('AGENT_IDENTITY_REQUIRED', {
+      missing:
+        'the tenant requires agent identity: use an access token obtained with private_key_jwt or the agent-identity authorization code',
+    }),
+  };
+}
+
+export type { JsonRpcId };

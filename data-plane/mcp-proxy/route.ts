@@ -1,0 +1,52 @@
+// The MCP proxy endpoint (issue 14, DESIGN.md §6b): `/mcp/{serverId}` speaks MCP Streamable HTTP
+// to unmodified MCP clients (transport/), and `/.well-known/oauth-protected-resource/mcp/{serverId}`
+// (RFC 9728) tells them which authorization server issues tokens for it, so a client that starts
+// from a 401 finds its way to our token endpoint by itself. Encapsulated: its error handler and
+// JSON parsing are its own. Closing the app closes every proxy session (and their upstream
+// sessions).
+import type { FastifyInstance } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
+import { proxyResource } from './auth.js';
+import type { McpProxyDependencies } from './dependencies.js';
+import { McpProxy } from './proxy.js';
+import { registerStreamableHttp } from './transport/streamable-http.js';
+
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource/mcp/:serverId';
+
+export const mcpProxyRoutes = fastifyPlugin(registerMcpProxy, {
+  name: 'agent-gateway-mcp-proxy',
+  dependencies: ['agent-gateway-errors', 'agent-gateway-auth'],
+  encapsulate: true,
+});
+
+async function registerMcpProxy(app: FastifyInstance, deps: McpProxyDependencies): Promise<void> {
+  const proxy = new McpProxy(deps);
+  app.get(
+    PROTECTED_RESOURCE_PATH,
+    {
+      schema: {
+        operationId: 'mcpProxyResourceMetadata',
+        summary: 'OAuth protected resource metadata (RFC 9728) of a server’s MCP proxy endpoint.',
+        params: {
+          type: 'object',
+          properties: { serverId: { type: 'string', maxLength: 100 } },
+          required: ['serverId'],
+        },
+      },
+    },
+    (request, reply) => {
+      const issuer = deps.auth.issuer();
+      const { serverId } = request.params as { serverId: string };
+      return reply.header('cache-control', 'public, max-age=300').send({
+        resource: proxyResource(issuer, serverId),
+        authorization_servers: [issuer],
+        bearer_methods_supported: ['header'],
+        resource_name: `MCP server ${serverId} through Agent Gateway`,
+      });
+    },
+  );
+  await app.register(async (scope) => registerStreamableHttp(scope, proxy));
+  app.addHook('onClose', async () => {
+    deps.sessions.closeAll();
+  });
+}

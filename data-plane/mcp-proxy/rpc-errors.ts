@@ -1,0 +1,50 @@
+// JSON-RPC error messages the proxy sends for what it decides itself. A gateway decision reaches
+// an MCP client as a JSON-RPC error on HTTP 200 (an HTTP 4xx is a transport failure to MCP
+// clients): the message starts with the reasonCode, `data` carries it with the ids an operator
+// looks up (inspectionId, auditId, approvalId).
+import { GatewayError } from '../../shared/errors/index.js';
+import type { InspectAnswer } from '../governance/answers.js';
+import { UpstreamError } from '../upstream/index.js';
+import { JSONRPC, type JsonRpcId, type JsonRpcResponseMessage } from './transport/protocol.js';
+
+export function rpcError(
+  id: JsonRpcId | null,
+  code: number,
+  reasonCode: string,
+  message: string,
+  data: Record<string, unknown> = {},
+): JsonRpcResponseMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code, message: `${reasonCode}: ${message}`, data: { reasonCode, ...data } },
+  };
+}
+
+/** The message an answer of the governance pipeline becomes on the client's stream. */
+export function responseOf(id: JsonRpcId, answer: InspectAnswer): JsonRpcResponseMessage {
+  const response = answer.response as JsonRpcResponseMessage | undefined;
+  if (answer.reasonCode === null && response && 'result' in response) return response;
+  const reasonCode = answer.reasonCode ?? 'INTERNAL_ERROR';
+  const data: Record<string, unknown> = { inspectionId: answer.inspectionId };
+  if (answer.auditId) data.auditId = answer.auditId;
+  if (answer.ruleId) data.ruleId = answer.ruleId;
+  if (answer.policy) data.policy = answer.policy;
+  if (answer.approval) data.approvalId = answer.approval.id;
+  if (answer.executionMode) data.executionMode = answer.executionMode;
+  const code =
+    answer.decision === 'allow'
+      ? JSONRPC.UPSTREAM_FAILED
+      : (response?.error?.code ?? JSONRPC.GATEWAY_DENIED);
+  return rpcError(id, code, reasonCode, answer.message ?? reasonCode, data);
+}
+
+/**
+ * What a failed upstream exchange (or the forwarding token it needed) becomes: its code and a
+ * detail safe to return. Anything that is not a gateway error is rethrown by the caller.
+ */
+export function upstreamFailureOf(error: unknown): { code: string; detail: string } | undefined {
+  if (error instanceof UpstreamError) return { code: error.code, detail: error.detail };
+  if (error instanceof GatewayError) return { code: error.code, detail: error.message };
+  return undefined;
+}

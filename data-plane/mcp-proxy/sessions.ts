@@ -1,0 +1,145 @@
+// The proxy's downstream sessions: one per `Mcp-Session-Id` the proxy handed out, each bound to
+// the agent, tenant and server that opened it and owning exactly one upstream session. Never
+// shared: sampling, elicitation, roots, subscriptions and the log level are per-client state,
+// and a shared upstream session would send one client's server-initiated requests to another.
+//
+// Bounded: at most `maxSessions` live (the least recently used is closed first), and a session
+// idle for `idleMs` is closed by the sweep. A killed agent's sessions are closed at once
+// (`closeAgent`, called by the kill applier). In-flight counts per session and per agent are the
+// concurrency limits of issue 14 item 8.
+import { randomUUID } from 'node:crypto';
+import type { AgentId, TenantId } from '../../shared/ids.js';
+import type { ServerStream } from './transport/response-stream.js';
+import type { UpstreamSession } from './upstream/index.js';
+
+export interface ProxySession {
+  readonly id: string;
+  readonly tenantId: TenantId;
+  readonly agentId: AgentId;
+  readonly serverId: string;
+  readonly upstream: UpstreamSession;
+  /** The protocol revision initialize negotiated. */
+  readonly protocolVersion: string;
+  /** The client's `initialize` capabilities (what server-initiated requests it can answer). */
+  readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Calls in flight on this session. */
+  inFlight: number;
+  lastUsedMs: number;
+  /** The session's GET stream, when the client has one open. */
+  serverStream: ServerStream | undefined;
+  /** Aborted when the session closes: waits and relays of this session stop. */
+  readonly closed: AbortController;
+}
+
+export interface SessionLimits {
+  readonly maxSessions: number;
+  readonly idleMs: number;
+  readonly perSessionInFlight: number;
+  readonly perAgentInFlight: number;
+}
+
+export const SESSION_DEFAULTS: SessionLimits = {
+  maxSessions: 10_000,
+  idleMs: 30 * 60_000,
+  perSessionInFlight: 32,
+  perAgentInFlight: 128,
+};
+
+export type Admission = 'ok' | 'session' | 'agent';
+
+export class ProxySessions {
+  readonly limits: SessionLimits;
+  /** Insertion order is recency order (a use moves a session to the end). */
+  readonly #byId = new Map<string, ProxySession>();
+  readonly #inFlightByAgent = new Map<AgentId, number>();
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(limits: Partial<SessionLimits> = {}) {
+    this.limits = { ...SESSION_DEFAULTS, ...limits };
+    this.#sweep = setInterval(() => this.#closeIdle(), Math.min(this.limits.idleMs, 60_000));
+    this.#sweep.unref();
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  create(
+    fields: Omit<ProxySession, 'id' | 'inFlight' | 'lastUsedMs' | 'serverStream' | 'closed'>,
+  ): ProxySession {
+    const session: ProxySession = {
+      ...fields,
+      id: randomUUID(),
+      inFlight: 0,
+      lastUsedMs: Date.now(),
+      serverStream: undefined,
+      closed: new AbortController(),
+    };
+    this.#byId.set(session.id, session);
+    if (this.#byId.size > this.limits.maxSessions) {
+      const oldest = this.#byId.values().next().value;
+      if (oldest) this.close(oldest);
+    }
+    return session;
+  }
+
+  get(id: string): ProxySession | undefined {
+    const session = this.#byId.get(id);
+    if (session) {
+      session.lastUsedMs = Date.now();
+      this.#byId.delete(id);
+      this.#byId.set(id, session);
+    }
+    return session;
+  }
+
+  /** Counts a call in, unless the session or the agent is at its limit. */
+  admit(session: ProxySession): Admission {
+    if (session.inFlight >= this.limits.perSessionInFlight) return 'session';
+    const agentCount = this.#inFlightByAgent.get(session.agentId) ?? 0;
+    if (agentCount >= this.limits.perAgentInFlight) return 'agent';
+    session.inFlight += 1;
+    this.#inFlightByAgent.set(session.agentId, agentCount + 1);
+    return 'ok';
+  }
+
+  release(session: ProxySession): void {
+    session.inFlight -= 1;
+    const agentCount = (this.#inFlightByAgent.get(session.agentId) ?? 1) - 1;
+    if (agentCount <= 0) this.#inFlightByAgent.delete(session.agentId);
+    else this.#inFlightByAgent.set(session.agentId, agentCount);
+  }
+
+  /** Ends a session: its waits stop, its GET stream ends, its upstream session is deleted. */
+  close(session: ProxySession): void {
+    if (!this.#byId.delete(session.id)) return;
+    session.closed.abort();
+    session.serverStream?.end();
+    session.upstream.close().catch(() => {});
+  }
+
+  /** Closes every session of the agent (the kill switch); returns how many. */
+  closeAgent(tenantId: string, agentId: string): number {
+    let closed = 0;
+    for (const session of [...this.#byId.values()]) {
+      if (session.tenantId === tenantId && session.agentId === agentId) {
+        this.close(session);
+        closed += 1;
+      }
+    }
+    return closed;
+  }
+
+  closeAll(): void {
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
+    for (const session of [...this.#byId.values()]) this.close(session);
+  }
+
+  #closeIdle(): void {
+    const before = Date.now() - this.limits.idleMs;
+    for (const session of [...this.#byId.values()]) {
+      if (session.lastUsedMs < before && session.inFlight === 0) this.close(session);
+    }
+  }
+}

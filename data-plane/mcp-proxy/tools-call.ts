@@ -1,0 +1,331 @@
+// tools/call through the proxy: the same governance as POST /api/v1/mcp/gateway/inspect (one
+// implementation: screenCall + governKnownAgent), with an outlet that speaks MCP.
+// - deny: the audited decision becomes a JSON-RPC error on HTTP 200 (rpc-errors.ts);
+// - allow, production or shadow: forwarded over the client's own upstream session; what the
+//   upstream sends on the call's stream before the result (progress, log messages, sampling and
+//   elicitation requests) is relayed on the client's stream for this call (relay.ts);
+// - simulation: the tenant's mock result;
+// - held for a human: the call stays open. The client is told which approval holds it and where
+//   it is decided (a progress notification when it sent a progressToken, else a log message),
+//   the proxy waits for the decision (bounded by the tenant's approvalWaitSeconds) and then runs
+//   the call through governance again with the approval: approved → it passes once and is
+//   forwarded; rejected or expired → the audited deny. A wait that ends first answers
+//   APPROVAL_PENDING with the approvalId; retrying the same call resumes that approval.
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import { createEventWaiter, EVENT_TYPES } from '../../shared/events/index.js';
+import { type ApprovalId, asApprovalId, type ServerId } from '../../shared/ids.js';
+import type { ExecutionMode } from '../../shared/snapshot/index.js';
+import { findApproval } from '../../storage/approvals.js';
+import type { InspectAnswer } from '../governance/answers.js';
+import { answerDeny, answerMalformed } from '../governance/deny.js';
+import type { AgentExchange, DecisionOutlet, Exchange } from '../governance/exchange.js';
+import { sendAnswer } from '../governance/exchange.js';
+import { governKnownAgent, isBlock, screenCall } from '../governance/govern.js';
+import { NO_DELEGATION } from '../governance/identity.js';
+import type { InspectRequest } from '../governance/request.js';
+import { withinJsonBounds } from '../json-bounds.js';
+import type { CompiledAgent, CompiledTenant } from '../store/compiled-snapshot.js';
+import type { McpProxyDependencies } from './dependencies.js';
+import { relayServerMessage } from './relay.js';
+import { responseOf, rpcError, upstreamFailureOf } from './rpc-errors.js';
+import type { ProxySession } from './sessions.js';
+import { JSONRPC, type JsonRpcRequestMessage } from './transport/protocol.js';
+import type { CallStream } from './transport/response-stream.js';
+
+const MAX_DEPTH = 64;
+const MAX_NODES = 100_000;
+const MODES: ReadonlySet<string> = new Set(['production', 'simulation', 'shadow']);
+
+export interface ToolCallContext {
+  readonly deps: McpProxyDependencies;
+  readonly session: ProxySession;
+  readonly tenant: CompiledTenant;
+  readonly message: JsonRpcRequestMessage;
+  readonly stream: CallStream;
+  readonly headers: IncomingHttpHeaders;
+  /** MCP-Protocol-Version of this request (an older supported one is relayed as sent). */
+  readonly protocolVersion: string;
+}
+
+/** Runs the call to its end: resolves once its response is on the client's stream. */
+export async function proxyToolCall(ctx: ToolCallContext): Promise<void> {
+  const outlet = new ProxyOutlet(ctx);
+  const first = buildCall(ctx, undefined, true);
+  const exchange: Exchange = {
+    outlet,
+    tenant: ctx.tenant,
+    call: first,
+    inspectionId: randomUUID(),
+  };
+  await govern(ctx.deps, exchange, ctx.headers, ctx.message);
+  await outlet.finished;
+}
+
+async function govern(
+  deps: McpProxyDependencies,
+  exchange: Exchange,
+  headers: IncomingHttpHeaders,
+  message: JsonRpcRequestMessage,
+): Promise<void> {
+  const params = message.params;
+  if (typeof params?.name !== 'string' || params.name === '') {
+    return answerMalformed(deps, exchange.outlet, exchange.tenant, exchange.inspectionId, {
+      message: 'tools/call needs params.name (the tool)',
+      rpcId: message.id,
+    });
+  }
+  if (!withinJsonBounds(params, MAX_DEPTH, MAX_NODES)) {
+    return answerMalformed(deps, exchange.outlet, exchange.tenant, exchange.inspectionId, {
+      message: `tools/call params nest deeper than ${MAX_DEPTH} or hold more than ${MAX_NODES} values`,
+      rpcId: message.id,
+    });
+  }
+  const screened = screenCall(exchange, headers);
+  if (isBlock(screened)) return answerDeny(deps, exchange, screened);
+  return governKnownAgent(deps, exchange, screened, NO_DELEGATION);
+}
+
+/** The execution mode: an allowed X-Execution-Mode header, else the agent's, else the tenant's. */
+export function proxyModeOf(
+  tenant: CompiledTenant,
+  agent: CompiledAgent | undefined,
+  headers: IncomingHttpHeaders,
+): ExecutionMode {
+  const header = headers['x-execution-mode'];
+  if (tenant.policy.proxyModeHeader && typeof header === 'string' && MODES.has(header)) {
+    return header as ExecutionMode;
+  }
+  return agent?.executionMode ?? tenant.policy.proxyExecutionMode;
+}
+
+function buildCall(
+  ctx: ToolCallContext,
+  approvalId: ApprovalId | undefined,
+  resume: boolean,
+): InspectRequest {
+  const { session, message, tenant } = ctx;
+  const params = message.params ?? {};
+  const args = params.arguments;
+  return {
+    agentId: session.agentId,
+    executionId: `mcp:${session.id}:${String(message.id)}`,
+    serverId: session.serverId as ServerId,
+    toolName: typeof params.name === 'string' ? params.name : '',
+    mode: proxyModeOf(tenant, tenant.agents.get(session.agentId), ctx.headers),
+    rpc: {
+      jsonrpc: '2.0',
+      id: message.id,
+      method: message.method,
+      params,
+      arguments:
+        typeof args === 'object' && args !== null && !Array.isArray(args)
+          ? (args as Record<string, unknown>)
+          : {},
+    },
+    policy: undefined,
+    approvalId,
+    agentCredential: undefined,
+    delegationChain: undefined,
+    forward: true,
+    resumeOpenApproval: resume || undefined,
+  };
+}
+
+/** The proxy's outlet: answers become JSON-RPC messages; held calls wait; forwards relay. */
+class ProxyOutlet implements DecisionOutlet {
+  readonly #ctx: ToolCallContext;
+  readonly #started = performance.now();
+  #resolve!: () => void;
+  readonly finished = new Promise<void>((resolve) => {
+    this.#resolve = resolve;
+  });
+  /** The approval this call already waited for (a second hold answer is the resumed one). */
+  #waited: ApprovalId | undefined;
+
+  constructor(ctx: ToolCallContext) {
+    this.#ctx = ctx;
+  }
+
+  elapsedSeconds(): number {
+    return (performance.now() - this.#started) / 1000;
+  }
+
+  deliver(answer: InspectAnswer, _status: number): void {
+    if (answer.decision === 'require_human_approval' && answer.approval) {
+      this.#waitForApproval(answer).catch((error: unknown) => this.#fail(error));
+      return;
+    }
+    this.#respond(responseOf(this.#ctx.message.id, answer));
+  }
+
+  async forward(exchange: AgentExchange, answer: InspectAnswer): Promise<void> {
+    const { deps, session, message, stream } = this.#ctx;
+    const execution = deps.executions.begin(exchange.agent.id);
+    const stop = new AbortController();
+    stream.onClose(() => stop.abort());
+    const signal = AbortSignal.any([execution.signal, stop.signal, session.closed.signal]);
+    const started = performance.now();
+    try {
+      const response = await session.upstream.request(message as never, {
+        signal,
+        protocolVersion: this.#ctx.protocolVersion,
+        onMessage: (relayed) => relayServerMessage(deps, session, exchange.tenant, relayed, stream),
+      });
+      deps.metrics.upstreamDuration.observe(
+        { outcome: 'ok' },
+        (performance.now() - started) / 1000,
+      );
+      answer.response = response;
+      sendAnswer(deps, exchange, answer);
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      deps.metrics.upstreamDuration.observe(
+        { outcome: failure.code },
+        (performance.now() - started) / 1000,
+      );
+      answer.reasonCode = failure.code as ErrorCode;
+      answer.message =
+        failure.code === 'MCP_UPSTREAM_ABORTED' && execution.signal.reason instanceof Error
+          ? `the forward was aborted: ${execution.signal.reason.message}`
+          : failure.detail;
+      answer.response = undefined;
+      sendAnswer(deps, exchange, answer);
+    } finally {
+      execution.end();
+    }
+  }
+
+  #respond(response: ReturnType<typeof responseOf>): void {
+    this.#ctx.stream.respond(response);
+    this.#resolve();
+  }
+
+  #fail(error: unknown): void {
+    this.#ctx.deps.logger.info({ err: error }, 'mcp proxy: a held call failed');
+    this.#respond(
+      rpcError(
+        this.#ctx.message.id,
+        JSONRPC.INTERNAL_ERROR,
+        'INTERNAL_ERROR',
+        'the held call failed',
+      ),
+    );
+  }
+
+  async #waitForApproval(held: InspectAnswer): Promise<void> {
+    const { deps, session, tenant, message, stream } = this.#ctx;
+    const approval = held.approval!;
+    const approvalId = asApprovalId(approval.id);
+    if (this.#waited === approvalId) {
+      // Governance held the call again with the approval it waited for: still not decided.
+      return this.#pending(approvalId);
+    }
+    this.#waited = approvalId;
+    this.#tell(
+      `held for approval ${approvalId}: ${held.message ?? 'a policy requires a human'}. ` +
+        `An operator decides it with approveApproval or rejectApproval (GraphQL ${deps.publicUrl.get()}/graphql); waiting up to ${Math.round(tenant.policy.approvalWaitMs / 1000)} s.`,
+      { approvalId, ruleId: held.ruleId, policy: held.policy, expiresAt: approval.expiresAt },
+    );
+    const status = await waitForDecision(
+      deps,
+      tenant.id,
+      approvalId,
+      tenant.policy.approvalWaitMs,
+      AbortSignal.any([session.closed.signal, closedSignal(stream)]),
+      () => stream.keepAlive(),
+    );
+    if (stream.closed) return this.#resolve();
+    if (status === 'pending') return this.#pending(approvalId);
+    this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
+    // Decided: the call goes through governance again, now with its approval.
+    const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
+    const again: Exchange = {
+      outlet: this,
+      tenant: current,
+      call: buildCall({ ...this.#ctx, tenant: current }, approvalId, false),
+      inspectionId: randomUUID(),
+    };
+    await govern(deps, again, this.#ctx.headers, message);
+  }
+
+  #pending(approvalId: ApprovalId): void {
+    this.#respond(
+      rpcError(
+        this.#ctx.message.id,
+        JSONRPC.GATEWAY_DENIED,
+        'APPROVAL_PENDING',
+        `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; retry the same call to keep waiting`,
+        { approvalId },
+      ),
+    );
+  }
+
+  /** Progress on the call's stream: a progress notification if asked for, else a log message. */
+  #tell(text: string, data: Record<string, unknown>): void {
+    const { message, stream } = this.#ctx;
+    const meta = message.params?._meta as { progressToken?: unknown } | undefined;
+    const token = meta?.progressToken;
+    if (typeof token === 'string' || typeof token === 'number') {
+      this.#progress += 1;
+      stream.send({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: this.#progress, message: text },
+      });
+      return;
+    }
+    stream.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'notice', logger: 'agent-gateway', data: { message: text, ...data } },
+    });
+  }
+
+  #progress = 0;
+}
+
+function closedSignal(stream: CallStream): AbortSignal {
+  const controller = new AbortController();
+  stream.onClose(() => controller.abort());
+  return controller.signal;
+}
+
+/**
+ * Waits until the approval is no longer pending, the wait ends or `stop` fires. Subscribes before
+ * it reads, so a decision between the read and the wait is not missed.
+ */
+async function waitForDecision(
+  deps: McpProxyDependencies,
+  tenantId: string,
+  id: ApprovalId,
+  waitMs: number,
+  stop: AbortSignal,
+  keepAlive: () => void,
+): Promise<string> {
+  const deadline = Date.now() + waitMs;
+  const decided = createEventWaiter(
+    deps.approvalEvents.subscribe(
+      (event) =>
+        event.type === EVENT_TYPES.APPROVAL_RESOLVED &&
+        event.tenantId === tenantId &&
+        event.approval.id === id,
+    ),
+  );
+  const timer = setInterval(keepAlive, deps.limits.keepAliveMs);
+  timer.unref();
+  try {
+    let approval = await findApproval(deps.db, tenantId as never, id);
+    while (approval?.status === 'pending' && Date.now() < deadline && !stop.aborted) {
+      const until = Math.min(deadline, approval.expiresAt.getTime());
+      await decided.wait(until - Date.now(), stop);
+      approval = await findApproval(deps.db, tenantId as never, id);
+    }
+    return approval?.status ?? 'expired';
+  } finally {
+    clearInterval(timer);
+    await decided.close();
+  }
+}

@@ -1,0 +1,261 @@
+// The downstream half of the proxy: MCP's Streamable HTTP transport (revisions 2024-11-05 to
+// 2025-11-25) at /mcp/{serverId}, on Fastify. Written here rather than taken from the SDK's
+// StreamableHTTPServerTransport because a proxy needs what that class hides: which downstream
+// request each message belongs to (a held call's progress and an upstream's sampling request
+// must travel on that call's own stream), the choice of JSON or SSE per answer, and one session
+// per client bound to an agent and an upstream session.
+//
+// Per request, in order: Origin (403 MCP_ORIGIN_FORBIDDEN), who is calling (401 with
+// WWW-Authenticate and the RFC 9728 metadata URL), the body (4 MiB; JSON; one message or a
+// 2025-03-26 batch), MCP-Protocol-Version, the session (initialize opens one; every other POST,
+// GET and DELETE needs the Mcp-Session-Id of a live session of the same agent and server), the
+// concurrency limits, then the proxy (../proxy.ts). Transport failures are JSON-RPC error bodies
+// with the registry's HTTP status and the reasonCode in `data`; gateway decisions are JSON-RPC
+// errors on 200 (../rpc-errors.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type GatewayError,
+  gatewayError,
+} from '../../../shared/errors/index.js';
+import { toGatewayError } from '../../plugins/errors.js';
+import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
+import type { McpProxy } from '../proxy.js';
+import type { ProxySession } from '../sessions.js';
+import { isOriginAllowed } from './origin.js';
+import {
+  JSONRPC,
+  type JsonRpcMessage,
+  type JsonRpcRequestMessage,
+  kindOf,
+  PROTOCOL_VERSION_HEADER,
+  SESSION_HEADER,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './protocol.js';
+import { CallStream, ServerStream } from './response-stream.js';
+
+export const MCP_PROXY_PATH = '/mcp/:serverId';
+const SERVER_ID = /^[^/?#\s]{1,100}$/;
+
+interface ProxyRequest extends FastifyRequest {
+  mcpCaller?: ProxyCaller;
+}
+
+export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): void {
+  const { limits, auth } = proxy.deps;
+  const issuer = () => auth.issuer();
+
+  // Inside this plugin every refusal is a JSON-RPC error body (what MCP clients read), with the
+  // registry's status; 401s carry the resource metadata link.
+  app.setErrorHandler(async (error, request, reply) => {
+    const mapped = toGatewayError(error as Error);
+    if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
+    const serverId = (request.params as { serverId?: string } | undefined)?.serverId ?? '';
+    return sendTransportError(reply, mapped, issuer(), serverId);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const origin = request.headers.origin;
+    if (!isOriginAllowed(origin, new URL(issuer()).origin)) {
+      throw gatewayError('MCP_ORIGIN_FORBIDDEN', { origin: String(origin).slice(0, 200) });
+    }
+    const { serverId } = request.params as { serverId: string };
+    if (!SERVER_ID.test(serverId)) {
+      throw gatewayError('REQUEST_INVALID', { problem: 'the server id in the path is not valid' });
+    }
+    const agentIdHeader = request.headers['x-agent-id'];
+    (request as ProxyRequest).mcpCaller = await authenticateCaller(
+      auth,
+      {
+        authorization: request.headers.authorization,
+        agentIdHeader: typeof agentIdHeader === 'string' ? agentIdHeader : undefined,
+      },
+      serverId,
+    );
+  });
+
+  app.post(MCP_PROXY_PATH, { bodyLimit: limits.maxMessageBytes }, (request, reply) =>
+    handlePost(proxy, request as ProxyRequest, reply),
+  );
+  app.get(MCP_PROXY_PATH, (request, reply) => handleGet(proxy, request as ProxyRequest, reply));
+  app.delete(MCP_PROXY_PATH, (request, reply) => {
+    const session = findSession(proxy, request as ProxyRequest);
+    proxy.deps.sessions.close(session);
+    return reply.code(200).send();
+  });
+}
+
+async function handlePost(
+  proxy: McpProxy,
+  request: ProxyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const caller = request.mcpCaller!;
+  const { serverId } = request.params as { serverId: string };
+  const messages = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+  if (messages.length === 0) throw invalid('an empty batch');
+  const kinds = messages.map(kindOf);
+  if (kinds.includes('invalid')) throw invalid('a message that is not JSON-RPC 2.0');
+  const protocolVersion = checkedProtocolVersion(request);
+  const initialize = messages.findIndex(
+    (message, index) =>
+      kinds[index] === 'request' && (message as JsonRpcRequestMessage).method === 'initialize',
+  );
+  if (initialize !== -1) {
+    if (messages.length !== 1) throw invalid('initialize must be sent alone');
+    reply.hijack();
+    const stream = new CallStream(reply.raw, {});
+    await proxy.initialize(caller, serverId, messages[0] as JsonRpcRequestMessage, stream);
+    return;
+  }
+  const session = findSession(proxy, request);
+  const version = protocolVersion ?? session.protocolVersion;
+  const requests: JsonRpcRequestMessage[] = [];
+  const others: Promise<void>[] = [];
+  messages.forEach((message, index) => {
+    if (kinds[index] === 'request') requests.push(message as JsonRpcRequestMessage);
+    else proxy.deliver(session, message as JsonRpcMessage, kinds[index] === 'notification');
+  });
+  if (requests.length === 0) {
+    await Promise.all(others);
+    return reply.code(202).send() as unknown as undefined;
+  }
+  admit(proxy, session, requests.length);
+  reply.hijack();
+  const stream = new CallStream(reply.raw, {}, requests.length);
+  stream.acceptsSse = acceptsEventStream(request);
+  try {
+    await Promise.all(
+      requests.map((message) =>
+        proxy
+          .request(session, {
+            caller,
+            message,
+            stream,
+            headers: request.headers,
+            protocolVersion: version,
+          })
+          .catch((error: unknown) => {
+            request.log.error({ err: error }, 'mcp proxy: a request failed');
+            stream.respond({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: {
+                code: JSONRPC.INTERNAL_ERROR,
+                message: 'INTERNAL_ERROR: the proxy failed',
+                data: { reasonCode: 'INTERNAL_ERROR' },
+              },
+            });
+          }),
+      ),
+    );
+  } finally {
+    for (let i = 0; i < requests.length; i++) proxy.deps.sessions.release(session);
+  }
+}
+
+function handleGet(proxy: McpProxy, request: ProxyRequest, reply: FastifyReply): void {
+  const session = findSession(proxy, request);
+  checkedProtocolVersion(request);
+  if (!acceptsEventStream(request)) {
+    throw gatewayError('REQUEST_INVALID', {
+      problem: 'a GET stream needs Accept: text/event-stream',
+    });
+  }
+  reply.hijack();
+  session.serverStream?.end();
+  const stream = new ServerStream(reply.raw, {});
+  const timer = setInterval(() => stream.keepAlive(), proxy.deps.limits.keepAliveMs);
+  timer.unref();
+  stream.onClose(() => clearInterval(timer));
+  proxy.listen(session, stream);
+}
+
+/** The live session the request names, of the same agent, tenant and server. */
+function findSession(proxy: McpProxy, request: ProxyRequest): ProxySession {
+  const id = request.headers[SESSION_HEADER];
+  if (typeof id !== 'string' || id === '') {
+    throw gatewayError('MCP_SESSION_REQUIRED', { problem: 'send initialize first' });
+  }
+  const session = proxy.deps.sessions.get(id);
+  if (!session) throw gatewayError('MCP_SESSION_NOT_FOUND', { sessionId: id.slice(0, 100) });
+  const caller = request.mcpCaller!;
+  const { serverId } = request.params as { serverId: string };
+  if (
+    session.tenantId !== caller.tenantId ||
+    session.agentId !== caller.agentId ||
+    session.serverId !== serverId
+  ) {
+    throw gatewayError('MCP_SESSION_FORBIDDEN', { sessionId: id.slice(0, 100) });
+  }
+  return session;
+}
+
+function admit(proxy: McpProxy, session: ProxySession, count: number): void {
+  const { sessions } = proxy.deps;
+  for (let i = 0; i < count; i++) {
+    const admission = sessions.admit(session);
+    if (admission !== 'ok') {
+      for (let j = 0; j < i; j++) sessions.release(session);
+      const limit =
+        admission === 'session'
+          ? sessions.limits.perSessionInFlight
+          : sessions.limits.perAgentInFlight;
+      throw gatewayError('MCP_CONCURRENCY_LIMIT', { scope: admission, limit });
+    }
+  }
+}
+
+function checkedProtocolVersion(request: FastifyRequest): string | undefined {
+  const version = request.headers[PROTOCOL_VERSION_HEADER];
+  if (version === undefined) return undefined;
+  if (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    throw gatewayError('MCP_PROTOCOL_VERSION_UNSUPPORTED', {
+      version: String(version).slice(0, 50),
+    });
+  }
+  return version;
+}
+
+function acceptsEventStream(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return (
+    typeof accept === 'string' && (accept.includes('text/event-stream') || accept.includes('*/*'))
+  );
+}
+
+function invalid(problem: string): GatewayError {
+  return gatewayError('REQUEST_INVALID', { problem: `the body holds ${problem}` });
+}
+
+/** A refusal of the transport: a JSON-RPC error body with the registry's status. */
+function sendTransportError(
+  reply: FastifyReply,
+  error: GatewayError,
+  issuer: string,
+  serverId: string,
+): FastifyReply {
+  const code = error.code as ErrorCode;
+  const status = ERROR_CODES[code]?.status ?? 500;
+  if (status === 401) {
+    reply.header(
+      'www-authenticate',
+      `Bearer error="invalid_token", resource_metadata="${resourceMetadataUrl(issuer, serverId)}"`,
+    );
+  }
+  if (status === 429) reply.header('retry-after', '1');
+  const rpcCode =
+    code === 'REQUEST_INVALID' && /JSON/.test(error.message)
+      ? JSONRPC.PARSE_ERROR
+      : JSONRPC.INVALID_REQUEST;
+  return reply.code(status).send({
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: rpcCode,
+      message: `${code}: ${error.message}`,
+      data: { reasonCode: code, hint: ERROR_CODES[code]?.hint },
+    },
+  });
+}
