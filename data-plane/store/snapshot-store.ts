@@ -76,7 +76,7 @@ export class SnapshotStore {
     this.#pins.note(
       `${source.tenantId}/${source.serverId}`,
       tools.map((tool) => [tool.name, toolDefinitionDigest(tool.definition)] as const),
-      (toolName) => server?.toolPins.get(toolName)?.observed,
+      (toolName) => server?.toolPins.get(toolName),
     );
   }
 
