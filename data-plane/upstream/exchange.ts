@@ -375,7 +375,17 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#sseResult = this.#tooLarge();
       return true;
     }
-    const expectedId = this.#request.expectedId;
+    return this.#onMessageData(data);
+  }
+
+  #onSseEvent(event: SseEvent): boolean {
+    if (event.data.length === 0 || event.event !== 'message') return false; // priming, other types
+    return this.#onMessageData(event.data);
+  }
+
+  /** One SSE message: the awaited response or a failure end the stream (true); a server message
+   *  is relayed in relay mode and skipped otherwise (false). */
+  #onMessageData(data: string): boolean {
     let value: unknown;
     try {
       value = JSON.parse(data);
@@ -383,19 +393,20 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#sseResult = upstreamFailure('SSE event data is not JSON', this.#status);
       return true;
     }
-    const kind =
-      expectedId === undefined
-        ? classifyMessage(value, '') === MESSAGE_KIND.INVALID
-          ? MESSAGE_KIND.INVALID
-          : MESSAGE_KIND.SERVER_MESSAGE // a listened stream awaits nothing: all is relayed
-        : classifyMessage(value, expectedId);
+    const expectedId = this.#request.expectedId;
+    let kind = classifyMessage(value, expectedId ?? '');
+    // A listened stream (relay mode, nothing awaited) relays every valid message.
+    if (expectedId === undefined && kind !== MESSAGE_KIND.INVALID)
+      kind = MESSAGE_KIND.SERVER_MESSAGE;
     switch (kind) {
       case MESSAGE_KIND.RESPONSE:
         this.#sseResult = value as JsonRpcResponse;
         return true;
-      case MESSAGE_KIND.SERVER_MESSAGE:
+      case MESSAGE_KIND.SERVER_MESSAGE: {
+        const onMessage = this.#request.onMessage;
+        if (onMessage === undefined) return false; // not relayed outside relay mode
         try {
-          this.#request.onMessage!(value as JsonRpcMessage);
+          onMessage(value as JsonRpcMessage);
         } catch (error) {
           this.#sseResult = upstreamFailure(
             'relaying an upstream message failed',
@@ -405,30 +416,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
           return true;
         }
         return false;
-      case MESSAGE_KIND.FOREIGN_RESPONSE:
-        this.#sseResult = upstreamFailure('response id does not match the request', this.#status);
-        return true;
-      default:
-        this.#sseResult = upstreamFailure('SSE event is not a JSON-RPC message', this.#status);
-        return true;
-    }
-  }
-
-  #onSseEvent(event: SseEvent): boolean {
-    if (event.data.length === 0 || event.event !== 'message') return false; // priming, other types
-    let value: unknown;
-    try {
-      value = JSON.parse(event.data);
-    } catch {
-      this.#sseResult = upstreamFailure('SSE event data is not JSON', this.#status);
-      return true;
-    }
-    switch (classifyMessage(value, this.#request.expectedId!)) {
-      case MESSAGE_KIND.RESPONSE:
-        this.#sseResult = value as JsonRpcResponse;
-        return true;
-      case MESSAGE_KIND.SERVER_MESSAGE:
-        return false; // server-initiated requests and notifications are not relayed
+      }
       case MESSAGE_KIND.FOREIGN_RESPONSE:
         this.#sseResult = upstreamFailure('response id does not match the request', this.#status);
         return true;

@@ -271,7 +271,7 @@ export class Session implements UpstreamSession {
           `the response stream broke and ${attempts} resumptions brought no new event`,
         );
       }
-      await pause(retryMs ?? this.#backoff(attempts), signal);
+      await pause(this.#delay(retryMs, attempts), signal);
       attempts++;
       const headers = await this.#headers(ACCEPT_SSE, protocolVersion);
       headers.push('last-event-id', lastEventId);
@@ -337,14 +337,17 @@ export class Session implements UpstreamSession {
         throw upstreamFailure(`the GET stream dropped ${failures} times without a new event`);
       }
       try {
-        await pause(retryMs ?? this.#backoff(failures), signal);
+        await pause(this.#delay(retryMs, failures), signal);
       } catch {
         return; // closed
       }
     }
   }
 
-  #backoff(attempt: number): number {
+  /** The server's `retry:` when it sent one, capped at the read timeout (a longer pause would be
+   *  a silence the session accepts nowhere else); else exponential backoff. */
+  #delay(retryMs: number | undefined, attempt: number): number {
+    if (retryMs !== undefined) return Math.min(retryMs, this.#limits.readTimeoutMs);
     return Math.min(this.#reconnect.initialDelayMs * 2 ** attempt, this.#reconnect.maxDelayMs);
   }
 
