@@ -32,6 +32,18 @@ async function registerMcpProxy(app: FastifyInstance, deps: McpProxyDependencies
           properties: { serverId: { type: 'string', maxLength: 100 } },
           required: ['serverId'],
         },
+        response: {
+          200: {
+            description: 'RFC 9728 protected resource metadata.',
+            type: 'object',
+            properties: {
+              resource: { type: 'string' },
+              authorization_servers: { type: 'array', items: { type: 'string' } },
+              bearer_methods_supported: { type: 'array', items: { type: 'string' } },
+              resource_name: { type: 'string' },
+            },
+          },
+        },
       },
     },
     (request, reply) => {

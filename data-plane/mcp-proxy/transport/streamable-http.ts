@@ -75,15 +75,70 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     );
   });
 
-  app.post(MCP_PROXY_PATH, { bodyLimit: limits.maxMessageBytes }, (request, reply) =>
-    handlePost(proxy, request as ProxyRequest, reply),
+  app.post(
+    MCP_PROXY_PATH,
+    {
+      bodyLimit: limits.maxMessageBytes,
+      schema: routeSchema(
+        'mcpProxyPost',
+        'Send JSON-RPC messages to the MCP server through the proxy (Streamable HTTP).',
+        {
+          200: 'The JSON-RPC response (application/json), or an event stream (text/event-stream) of the messages for these requests ending with their responses.',
+          202: 'Notifications or responses only: accepted.',
+        },
+      ),
+    },
+    (request, reply) => handlePost(proxy, request as ProxyRequest, reply),
   );
-  app.get(MCP_PROXY_PATH, (request, reply) => handleGet(proxy, request as ProxyRequest, reply));
-  app.delete(MCP_PROXY_PATH, (request, reply) => {
-    const session = findSession(proxy, request as ProxyRequest);
-    proxy.deps.sessions.close(session);
-    return reply.code(200).send();
-  });
+  app.get(
+    MCP_PROXY_PATH,
+    {
+      schema: routeSchema('mcpProxyListen', "Open the session's server-to-client event stream.", {
+        200: 'An event stream of what the upstream sends outside any request.',
+      }),
+    },
+    (request, reply) => handleGet(proxy, request as ProxyRequest, reply),
+  );
+  app.delete(
+    MCP_PROXY_PATH,
+    {
+      schema: routeSchema('mcpProxyEndSession', 'End the MCP session.', {
+        200: 'The session ended.',
+      }),
+    },
+    (request, reply) => {
+      const session = findSession(proxy, request as ProxyRequest);
+      proxy.deps.sessions.close(session);
+      return reply.code(200).send();
+    },
+  );
+}
+
+const JSON_RPC_ERROR_BODY = {
+  type: 'object',
+  description: 'A JSON-RPC error (id null) whose data.reasonCode is the registry code.',
+  additionalProperties: true,
+} as const;
+
+/** The OpenAPI description of a proxy route; bodies are JSON-RPC, documented by MCP. */
+function routeSchema(operationId: string, summary: string, ok: Record<number, string>) {
+  const response: Record<number, unknown> = {};
+  for (const [status, description] of Object.entries(ok)) {
+    response[Number(status)] = { description, type: 'null' };
+  }
+  for (const status of [400, 401, 403, 404, 429]) response[status] = JSON_RPC_ERROR_BODY;
+  return {
+    operationId,
+    summary,
+    description:
+      'MCP Streamable HTTP (docs/mcp-proxy.md). Authorization: a gateway access token for <public URL>/mcp/{serverId}, or an agents:execute API key with X-Agent-Id.',
+    params: {
+      type: 'object',
+      properties: { serverId: { type: 'string', maxLength: 100 } },
+      required: ['serverId'],
+    },
+    response,
+  };
 }
 
 async function handlePost(
