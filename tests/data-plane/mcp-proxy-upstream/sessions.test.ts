@@ -288,6 +288,25 @@ describe('a call and what belongs to it', () => {
     expect(resume?.lastEventId).toMatch(/\|\d+$/);
   });
 
+  it('fails a stream that ends before its response without event ids, after relaying what came', async () => {
+    const url = await rawUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n',
+      );
+    });
+    const { session } = await sessions().open(configFor(url), initialize());
+    const seen: JsonRpcMessage[] = [];
+    const error = await failure(
+      session!.request(call(7, 'anything'), { onMessage: (message) => seen.push(message) }),
+    );
+    expect(error).toMatchObject({
+      code: 'MCP_UPSTREAM_ERROR',
+      detail: 'SSE stream ended before the response',
+    });
+    expect(seen).toHaveLength(1);
+  });
+
   it('gives up on a stream that cannot be resumed after the bounded attempts', async () => {
     let gets = 0;
     const url = await rawUpstream((req, res) => {
@@ -332,6 +351,27 @@ describe('the standalone GET stream', () => {
     expect(received).toHaveLength(2);
     const reconnect = upstream.log.filter((entry) => entry.httpMethod === 'GET')[1];
     expect(reconnect?.lastEventId).toMatch(/^_GET_stream\|\d+$/);
+  });
+
+  it('stays open through a silence longer than the read timeout', async () => {
+    const upstream = await relayUpstream();
+    const session = await openSession(sessions(), upstream.url, { readTimeoutMs: 200 });
+    const received: JsonRpcMessage[] = [];
+    let arrived: () => void = () => {};
+    const announced = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    session.listen((message) => {
+      received.push(message);
+      arrived();
+    });
+    await upstream.waitForGetStreams(1);
+    // A call that outlasts the read timeout (its progress keeps it alive); the GET stream is silent.
+    await session.request(call(30, 'ticks', { count: 4, everyMs: 150 }, 'p'));
+    await session.request(call(31, 'announce'));
+    await announced;
+    expect(received).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+    expect(upstream.log.filter((entry) => entry.httpMethod === 'GET')).toHaveLength(1);
   });
 
   it('is quietly absent when the upstream answers 405', async () => {
@@ -391,9 +431,9 @@ describe('session end, limits and failures', () => {
 
   it('does not cut a call that keeps sending progress past the read timeout', async () => {
     const upstream = await relayUpstream();
-    const session = await openSession(sessions(), upstream.url, { readTimeoutMs: 150 });
+    const session = await openSession(sessions(), upstream.url, { readTimeoutMs: 400 });
     let ticks = 0;
-    const result = await session.request(call(2, 'ticks', { count: 6, everyMs: 60 }, 'p'), {
+    const result = await session.request(call(2, 'ticks', { count: 6, everyMs: 150 }, 'p'), {
       onMessage: () => {
         ticks++;
       },
