@@ -155,7 +155,11 @@ describe('tool-definition pinning', () => {
       }),
     ).toMatchObject({
       resourceId: 'files/echo',
-      metadata: { actorType: 'operator', approvedDigest: held.observedDigest },
+      metadata: {
+        actorType: 'operator',
+        digest: held.observedDigest,
+        previousDigest: held.approvedDigest,
+      },
     });
     // Published before the mutation answered: the very next call passes.
     expect((await call('echo')).body.decision).toBe('allow');

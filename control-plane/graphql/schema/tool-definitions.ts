@@ -155,7 +155,7 @@ builder.mutationField('approveToolDefinition', (t) =>
         {
           serverId: input.serverId,
           tool: input.toolName,
-          approvedDigest: record.observedDigest,
+          digest: record.observedDigest,
           previousDigest,
         },
       );
