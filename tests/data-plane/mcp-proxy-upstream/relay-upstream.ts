@@ -59,7 +59,6 @@ export class MemoryEventStore implements EventStore {
 
 export interface RelayUpstreamRequest {
   readonly httpMethod: string;
-  readonly rpcMethod: string | undefined;
   readonly sessionId: string | undefined;
   readonly protocolVersion: string | undefined;
   readonly lastEventId: string | undefined;
@@ -175,13 +174,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (chunks.length === 0) return undefined;
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-}
-
 export async function startRelayUpstream(
   options: RelayUpstreamOptions = {},
 ): Promise<RelayUpstream> {
@@ -194,7 +186,8 @@ export async function startRelayUpstream(
   activity.setMaxListeners(0);
   let getStreams = 0;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, body: unknown) {
+  // The SDK reads and parses the body itself.
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     const sessionId = header(req, 'mcp-session-id');
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (existing) {
@@ -209,7 +202,7 @@ export async function startRelayUpstream(
           return result;
         }) as ServerResponse['writeHead'];
       }
-      await existing.transport.handleRequest(req, res, body);
+      await existing.transport.handleRequest(req, res);
       return;
     }
     if (sessionId !== undefined) {
@@ -230,21 +223,18 @@ export async function startRelayUpstream(
       },
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await transport.handleRequest(req, res);
   }
 
   const http: Server = createServer((req, res) => {
     void (async () => {
-      const body = req.method === 'POST' ? await readJson(req) : undefined;
-      const rpcMethod = (body as { method?: unknown } | undefined)?.method;
       log.push({
         httpMethod: req.method ?? '',
-        rpcMethod: typeof rpcMethod === 'string' ? rpcMethod : undefined,
         sessionId: header(req, 'mcp-session-id'),
         protocolVersion: header(req, 'mcp-protocol-version'),
         lastEventId: header(req, 'last-event-id'),
       });
-      await handle(req, res, body);
+      await handle(req, res);
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error');
@@ -268,12 +258,8 @@ export async function startRelayUpstream(
     async close() {
       const all = [...sessions.values()];
       sessions.clear();
-      await Promise.all(
-        all.map(async ({ transport, server }) => {
-          await transport.close();
-          await server.close();
-        }),
-      );
+      // Closing a server closes its transport too.
+      await Promise.all(all.map(({ server }) => server.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
