@@ -490,6 +490,22 @@ describe('session end, limits and failures', () => {
     expect(error.code).toBe('MCP_UPSTREAM_ERROR');
   });
 
+  it('closing the owner ends every open session with a DELETE and refuses new ones', async () => {
+    const upstream = await mcpUpstream('sse', true);
+    const owner = new UpstreamSessions();
+    const first = await openSession(owner, upstream.url);
+    const second = await openSession(owner, upstream.url);
+    expect(owner.size).toBe(2);
+    await owner.close();
+    const deletes = upstream.log.filter((entry) => entry.httpMethod === 'DELETE');
+    expect(deletes.map((entry) => entry.sessionId).sort()).toEqual(
+      [first.sessionId, second.sessionId].sort(),
+    );
+    expect(upstream.liveSessions).toEqual([]);
+    const error = await failure(owner.open(configFor(upstream.url), initialize()));
+    expect(error.code).toBe('MCP_UPSTREAM_ERROR');
+  });
+
   it('close() sends DELETE with the session id and ends the upstream session', async () => {
     const upstream = await mcpUpstream('sse', true);
     const owner = sessions();
