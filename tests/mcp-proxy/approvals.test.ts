@@ -1,0 +1,221 @@
+// Approvals that wait (issue 14 item 5): a tools/call an NPL rule holds stays open on the client's
+// stream; the client is told which approval holds it; an approver subscribed to approvalQueue
+// approves it over GraphQL and the same call returns the upstream's result (one upstream call).
+// Rejected and expired end in the audited deny; a wait that ends first answers APPROVAL_PENDING
+// with the approvalId, and retrying the same call resumes that approval.
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createClient, type Client as WsClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { EVENT_TYPES } from '../../shared/events/index.js';
+import { ALL_SCOPES } from '../../shared/identity/scopes.js';
+import type { AgentId } from '../../shared/ids.js';
+import { graphql } from '../control-plane/graphql/support.js';
+import { findAuditEntry } from '../data-plane/inspect/support.js';
+import { connectWithApiKey, type ProxyFixture, startProxyFixture } from './support.js';
+
+const HOLD_POLICY = `version: "1.0.0"
+policyName: proxy-approvals
+targetAgents: ["*"]
+rules:
+  - ruleId: human_echo
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'echo' && args.text == 'needs-human'"
+    alertSeverity: MEDIUM
+`;
+
+const APPROVAL_QUEUE = `subscription($agentId: ID) {
+  approvalQueue(status: PENDING, agentId: $agentId) { kind approval { id status toolName } }
+}`;
+
+describe('MCP proxy: held calls wait for their approval', () => {
+  let fixture: ProxyFixture;
+  let admin: string;
+  const sockets: WsClient[] = [];
+
+  beforeAll(async () => {
+    fixture = await startProxyFixture('pglite');
+    const { gateway, serverId } = fixture;
+    admin = await gateway.addApiKey(gateway.tenant.id, [...ALL_SCOPES]);
+    const uri = await gateway.publishPolicy(gateway.tenant.id, HOLD_POLICY);
+    await gateway.setPolicy(gateway.tenant.id, {
+      trustedServers: [serverId],
+      pinnedPolicies: [uri],
+    });
+  });
+  afterAll(async () => {
+    for (const socket of sockets) await socket.dispose();
+    await fixture.close();
+  });
+
+  /** Subscribes to the agent's queue; decides the first held call it sees; resolves its id. */
+  async function approver(
+    agentId: AgentId,
+    decision: 'approve' | 'reject',
+  ): Promise<Promise<string>> {
+    const { gateway } = fixture;
+    const socket = createClient({
+      url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${admin}` },
+      retryAttempts: 0,
+    });
+    sockets.push(socket);
+    const before = gateway.runtime.events.subscriberCount;
+    const decided = new Promise<string>((resolve, reject) => {
+      const stop = socket.subscribe<{ approvalQueue: { approval: { id: string } } }>(
+        { query: APPROVAL_QUEUE, variables: { agentId } },
+        {
+          next: (message) => {
+            const id = message.data?.approvalQueue.approval.id;
+            if (id === undefined) return;
+            stop();
+            const mutation = decision === 'approve' ? 'approveApproval' : 'rejectApproval';
+            graphql(
+              gateway.url,
+              admin,
+              `mutation($id: ID!) { ${mutation}(id: $id, reason: "proxy test") { status } }`,
+              {
+                id,
+              },
+            ).then(() => resolve(id), reject);
+          },
+          error: reject,
+          complete: () => {},
+        },
+      );
+    });
+    while (gateway.runtime.events.subscriberCount <= before) {
+      await new Promise((next) => setImmediate(next));
+    }
+    return { decided };
+  }
+
+  it('approved over GraphQL: the same call returns the upstream result, forwarded once', async () => {
+    const { gateway, upstream, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const { decided } = await approver(agentId, 'approve');
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const progress: string[] = [];
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const result = await client.callTool(
+        { name: 'echo', arguments: { text: 'needs-human' } },
+        undefined,
+        {
+          onprogress: (update) => progress.push(update.message ?? ''),
+        },
+      );
+      const approvalId = await decided;
+      expect(result.structuredContent).toEqual({ text: 'needs-human' });
+      expect(upstream.calls.get('echo')).toBe(before + 1);
+      expect(progress[0]).toContain(`held for approval ${approvalId}`);
+      expect(progress[0]).toContain('approveApproval');
+      expect(progress.at(-1)).toContain(`approval ${approvalId} is approved`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rejected: the call ends with APPROVAL_REJECTED, audited, never forwarded', async () => {
+    const { gateway, upstream, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const { decided } = await approver(agentId, 'reject');
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const error = await client
+        .callTool({ name: 'echo', arguments: { text: 'needs-human' } })
+        .then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+      await decided;
+      expect(error).toBeInstanceOf(McpError);
+      const data = (error as McpError).data as Record<string, string>;
+      expect(data.reasonCode).toBe('APPROVAL_REJECTED');
+      expect((error as McpError).message).toContain('APPROVAL_REJECTED');
+      expect(await findAuditEntry(gateway.db, data.auditId)).toMatchObject({
+        action: 'inspect.deny',
+      });
+      expect(upstream.calls.get('echo') ?? 0).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a wait that ends first answers APPROVAL_PENDING; the retry resumes the same approval', async () => {
+    const { gateway, upstream, proxyUrl, serverId } = fixture;
+    await gateway.setPolicy(gateway.tenant.id, { approvalWaitSeconds: 0 });
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const call = () =>
+        client.callTool({ name: 'echo', arguments: { text: 'needs-human' } }).then(
+          (result) => ({ result, error: undefined }),
+          (error: McpError) => ({ result: undefined, error }),
+        );
+      const first = await call();
+      const firstData = first.error?.data as Record<string, string>;
+      expect(firstData.reasonCode).toBe('APPROVAL_PENDING');
+      const second = await call();
+      expect((second.error?.data as Record<string, string>).approvalId).toBe(firstData.approvalId);
+      const answer = await graphql<{ approveApproval: { status: string } }>(
+        gateway.url,
+        admin,
+        'mutation($id: ID!) { approveApproval(id: $id) { status } }',
+        { id: firstData.approvalId },
+      );
+      expect(answer.data?.approveApproval.status).toBe('APPROVED');
+      const third = await call();
+      expect(third.result?.structuredContent).toEqual({ text: 'needs-human' });
+      expect(upstream.calls.get('echo')).toBe(before + 1);
+    } finally {
+      await client.close();
+      await gateway.setPolicy(gateway.tenant.id, {
+        approvalWaitSeconds: 120,
+        trustedServers: [serverId],
+      });
+    }
+  });
+
+  it('expired while waiting: APPROVAL_EXPIRED, never forwarded', async () => {
+    const { gateway, upstream, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const created = new Promise<string>((resolve) => {
+      const events = gateway.runtime.events.subscribe(
+        (event) =>
+          event.type === EVENT_TYPES.APPROVAL_CREATED && event.approval.agentId === agentId,
+      );
+      events.next().then((next) => {
+        resolve((next.value as { approval: { id: string } }).approval.id);
+        events.return?.();
+      });
+    });
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const pending = client.callTool({ name: 'echo', arguments: { text: 'needs-human' } }).then(
+        () => undefined,
+        (caught: McpError) => caught,
+      );
+      const id = await created;
+      // The approval's time runs out (moved to the past), and the waiting call is woken.
+      await gateway.db.query(
+        `update approvals set "expiresAt" = now() - interval '1 second' where id = $1`,
+        [id],
+      );
+      gateway.runtime.events.publish({
+        type: EVENT_TYPES.APPROVAL_RESOLVED,
+        tenantId: gateway.tenant.id,
+        approval: { id: id as never, agentId, status: 'expired' },
+      });
+      const error = await pending;
+      expect((error?.data as Record<string, string>).reasonCode).toBe('APPROVAL_EXPIRED');
+      expect(upstream.calls.get('echo') ?? 0).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+});
