@@ -52,7 +52,7 @@ describe('MCP proxy: held calls wait for their approval', () => {
   async function approver(
     agentId: AgentId,
     decision: 'approve' | 'reject',
-  ): Promise<Promise<string>> {
+  ): Promise<{ decided: Promise<string> }> {
     const { gateway } = fixture;
     const socket = createClient({
       url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
