@@ -100,6 +100,7 @@ export async function authenticateCaller(
     tenantId: issuedTo.tenant.id,
     agentId: asAgentId(claims.sub),
     via: 'access_token',
-    identityProven: claims.agent_identity === true,
+    identityProven:
+      claims.agent_identity === 'private_key_jwt' || claims.agent_identity === 'agent_proof',
   };
 }

@@ -24,6 +24,13 @@ export interface AccessTokenClaims {
   readonly scope: string;
   /** RFC 8693 §4.1 actor claim of a delegate's token (the delegation chain); absent otherwise. */
   readonly act?: ActorClaim | undefined;
+  /**
+   * How the agent proved its identity to obtain the token: `private_key_jwt` (a client
+   * authenticated with the agent's key) or `agent_proof` (the identity-proof authorization code).
+   * Absent for a client secret. The MCP proxy of a tenant that requires agent identity accepts
+   * only tokens that carry it.
+   */
+  readonly agentIdentity?: 'private_key_jwt' | 'agent_proof' | undefined;
 }
 
 /** RFC 8693 §4.1: the current actor, and within it the prior actors, nearest first. */
@@ -85,6 +92,7 @@ export class TokenSigner {
       scope: claims.scope,
       tenant_id: claims.tenantId,
       ...(claims.act === undefined ? {} : { act: claims.act }),
+      ...(claims.agentIdentity === undefined ? {} : { agent_identity: claims.agentIdentity }),
     })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: this.kid })
       .setIssuer(this.#issuer.get())

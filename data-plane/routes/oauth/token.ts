@@ -58,6 +58,12 @@ export async function issueToken(
       tenantId: client.tenant.id,
       scope,
       act,
+      agentIdentity:
+        grantType === AUTHORIZATION_CODE_GRANT
+          ? 'agent_proof'
+          : client.client.authMethod === 'private_key_jwt'
+            ? 'private_key_jwt'
+            : undefined,
     },
     DEFAULT_TOKEN_LIFETIME_SECONDS,
   );
