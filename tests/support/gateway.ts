@@ -15,6 +15,7 @@ import {
 } from '../../control-plane/services/mcp-servers.js';
 import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
 import { createApiKey, createTenant } from '../../control-plane/services/tenants.js';
+import type { SessionLimits } from '../../data-plane/mcp-proxy/sessions.js';
 import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limiter.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
@@ -67,6 +68,8 @@ export async function startTestGateway(
     toolsListWaitMs?: number;
     /** Failed OAuth client authentications allowed (default: production limits). */
     oauthAuthFailureLimits?: AuthFailureLimits;
+    /** MCP proxy concurrency limits (default: production limits). */
+    mcpSessionLimits?: Partial<SessionLimits>;
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -85,6 +88,7 @@ export async function startTestGateway(
     ...(options.oauthAuthFailureLimits
       ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
       : {}),
+    ...(options.mcpSessionLimits ? { mcpSessionLimits: options.mcpSessionLimits } : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();
