@@ -301,7 +301,7 @@ function sendTransportError(
   }
   if (status === 429) reply.header('retry-after', '1');
   const rpcCode =
-    code === 'REQUEST_INVALID' && /JSON/.test(error.message)
+    code === 'REQUEST_INVALID' && /not valid JSON/.test(error.message)
       ? JSONRPC.PARSE_ERROR
       : JSONRPC.INVALID_REQUEST;
   return reply.code(status).send({
