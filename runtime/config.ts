@@ -36,6 +36,11 @@ export interface GatewayConfig {
   readonly streamHeartbeatMs: number;
   /** AGENT_GATEWAY_KILL_ACK_WAIT_MS: how long a kill waits for the data planes' acknowledgements. */
   readonly killAckWaitMs: number;
+  /** AGENT_GATEWAY_MCP_SESSION_CONCURRENCY / _AGENT_CONCURRENCY: MCP proxy calls in flight. */
+  readonly mcpSessionConcurrency: number;
+  readonly mcpAgentConcurrency: number;
+  /** AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES: largest body the MCP proxy reads. */
+  readonly mcpMaxMessageBytes: number;
 }
 
 export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
@@ -81,6 +86,21 @@ export const CONFIG_VARIABLES = [
     'AGENT_GATEWAY_KILL_ACK_WAIT_MS',
     '250',
     "How long a kill waits for the data planes' acknowledgements before it answers (the answer's propagation names who confirmed).",
+  ],
+  [
+    'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY',
+    '32',
+    'MCP proxy: calls in flight per session; more are refused 429 MCP_CONCURRENCY_LIMIT.',
+  ],
+  [
+    'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY',
+    '128',
+    'MCP proxy: calls in flight per agent, across its sessions on this data plane.',
+  ],
+  [
+    'AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES',
+    '4194304',
+    'MCP proxy: largest request body (413 beyond) and largest upstream message.',
   ],
   [
     'AGENT_GATEWAY_STREAM_HEARTBEAT_MS',
@@ -140,6 +160,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     masterKey,
     streamHeartbeatMs: integer(env, 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS', 15_000, 10, 600_000),
     killAckWaitMs: integer(env, 'AGENT_GATEWAY_KILL_ACK_WAIT_MS', 250, 0, 60_000),
+    mcpSessionConcurrency: integer(env, 'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY', 32, 1, 10_000),
+    mcpAgentConcurrency: integer(env, 'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY', 128, 1, 100_000),
+    mcpMaxMessageBytes: integer(
+      env,
+      'AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES',
+      4 * 1024 * 1024,
+      1024,
+      64 * 1024 * 1024,
+    ),
   };
 }
 

@@ -19,6 +19,7 @@ import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-kill.js';
 import { KillSwitch } from '../data-plane/kill/kill-switch.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
+import type { ProxyLimits } from '../data-plane/mcp-proxy/dependencies.js';
 import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessions.js';
 import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
@@ -138,6 +139,8 @@ export interface GatewayRuntimeOptions {
   readonly killAckWaitMs?: number;
   /** MCP proxy concurrency limits (calls in flight per session and per agent). */
   readonly mcpSessionLimits?: Partial<SessionLimits>;
+  /** MCP proxy message size and timeouts. */
+  readonly mcpLimits?: Partial<ProxyLimits>;
   /** The configuration stream's heartbeat (default the protocol's 15 s). */
   readonly streamHeartbeatMs?: number;
 }
@@ -261,6 +264,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           agentIam: { onChainVerified: delegationLinks.onChainVerified },
           mcpSessions,
           mcpUpstreamSessions,
+          mcpLimits: options.mcpLimits,
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
                 revoked: revokedTokens,

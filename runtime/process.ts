@@ -83,6 +83,11 @@ export async function startProcess(
         toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
         accessLog: config.accessLog,
         killAckWaitMs: config.killAckWaitMs,
+        mcpSessionLimits: {
+          perSessionInFlight: config.mcpSessionConcurrency,
+          perAgentInFlight: config.mcpAgentConcurrency,
+        },
+        mcpLimits: { maxMessageBytes: config.mcpMaxMessageBytes },
         streamHeartbeatMs: config.streamHeartbeatMs,
         role: plan.role,
         ...(plan.processName ? { processName: plan.processName } : {}),
