@@ -1,6 +1,8 @@
 // Calls an NPL rule holds for a human (REQUIRE_HUMAN): the first submission stores the call with
 // its digest and answers 202 with the approval; a resubmission naming `approval_id` passes once,
-// only if that approval is approved, unexpired, of this agent and for the same call digest.
+// only if that approval is approved, unexpired, of this agent and for the same call digest. A call
+// marked `resumeOpenApproval` (the MCP proxy's) reuses the open approval of the same call instead
+// of creating another, so a client retrying after its wait ended keeps the one an operator sees.
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
