@@ -210,7 +210,8 @@ export class McpProxy {
     stream.onClose(() => {
       if (session.serverStream === stream) session.serverStream = undefined;
     });
-    if (this.#listening.has(session)) return;
+    // A stateless upstream has no session to send anything outside a request for.
+    if (this.#listening.has(session) || session.upstream.sessionId === undefined) return;
     this.#listening.add(session);
     session.upstream.listen(
       (message) => {

@@ -7,7 +7,7 @@
 // and every field of a kept tool pass unchanged.
 
 import { toolDefinitionDigest } from '../../shared/tools/tool-definitions.js';
-import { pinVerdict } from '../../shared/tools/tool-pins.js';
+import { keepListedTools, pinVerdict } from '../../shared/tools/tool-pins.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 
 export function permittedTools(
@@ -16,18 +16,11 @@ export function permittedTools(
   agent: CompiledAgent,
   server: CompiledServer,
 ): unknown {
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
-  const tools = (result as { tools?: unknown }).tools;
-  if (!Array.isArray(tools)) return result;
   const policy = tenant.policy;
-  const kept = tools.filter((tool: unknown) => {
-    if (typeof tool !== 'object' || tool === null) return false;
-    const name = (tool as { name?: unknown }).name;
-    if (typeof name !== 'string') return false;
+  return keepListedTools(result, (name, definition) => {
     if (!agent.isToolAllowed(name) || policy.isToolBlocked(name)) return false;
     const pin = server.toolPins.get(name);
-    const listed = pin ? toolDefinitionDigest(tool as Record<string, unknown>) : undefined;
+    const listed = pin ? toolDefinitionDigest(definition) : undefined;
     return pinVerdict(pin, policy.toolPinning, listed) === undefined;
   });
-  return kept.length === tools.length ? result : { ...result, tools: kept };
 }

@@ -45,27 +45,22 @@ export function isToolPinningMode(value: unknown): value is ToolPinningMode {
 }
 
 /**
- * A tools/list `result` without the tools `verdictFor` holds (it gets each tool's name and whole
- * definition). Everything else (nextCursor, _meta, the tools kept and their annotations) is kept
- * as it is; the result itself is returned when nothing is held, and anything that is not a
- * tools/list result is returned unchanged.
+ * A tools/list `result` with only the tools `keep` keeps (it gets each tool's name and whole
+ * definition): the MCP proxy keeps what the agent may call and pinning does not hold. Everything
+ * else (nextCursor, _meta, the tools kept and their annotations) is kept as it is; the result
+ * itself is returned when nothing is removed, and anything that is not a tools/list result is
+ * returned unchanged.
  */
-export function withoutHeldTools<Result>(
+export function keepListedTools<Result>(
   result: Result,
-  verdictFor: (
-    name: string,
-    definition: Readonly<Record<string, unknown>>,
-  ) => ToolPinVerdict | undefined,
+  keep: (name: string, definition: Readonly<Record<string, unknown>>) => boolean,
 ): Result {
   if (!isRecord(result) || !Array.isArray(result.tools)) return result;
   const tools = result.tools as unknown[];
   let kept: unknown[] | undefined;
   for (let index = 0; index < tools.length; index++) {
     const tool = tools[index];
-    const held =
-      isRecord(tool) && typeof tool.name === 'string'
-        ? verdictFor(tool.name, tool) !== undefined
-        : false;
+    const held = isRecord(tool) && typeof tool.name === 'string' ? !keep(tool.name, tool) : false;
     if (held) kept ??= tools.slice(0, index);
     else kept?.push(tool);
   }

@@ -3,7 +3,7 @@
 // filtering removes held tools and nothing else.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pinVerdict, withoutHeldTools } from '../../shared/tools/tool-pins.js';
+import { keepListedTools, pinVerdict } from '../../shared/tools/tool-pins.js';
 
 const A = 'sha256:a';
 const B = 'sha256:b';
@@ -34,7 +34,7 @@ describe('pinVerdict', () => {
   });
 });
 
-describe('withoutHeldTools', () => {
+describe('keepListedTools', () => {
   it('removes held tools and keeps the cursor, _meta and the other tools as they are', () => {
     const kept = { name: 'read', description: 'r', annotations: { readOnlyHint: true } };
     const result = {
@@ -42,7 +42,7 @@ describe('withoutHeldTools', () => {
       nextCursor: 'c2',
       _meta: { page: 1 },
     };
-    const filtered = withoutHeldTools(result, (name) => (name === 'drop' ? 'changed' : undefined));
+    const filtered = keepListedTools(result, (name) => name !== 'drop');
     expect(filtered).toEqual({ tools: [kept], nextCursor: 'c2', _meta: { page: 1 } });
     expect(filtered.tools[0]).toBe(kept);
     expect(result.tools).toHaveLength(2);
@@ -50,9 +50,9 @@ describe('withoutHeldTools', () => {
 
   it('returns the result itself when nothing is held or it is no tools/list result', () => {
     const result = { tools: [{ name: 'a' }] };
-    expect(withoutHeldTools(result, () => undefined)).toBe(result);
+    expect(keepListedTools(result, () => true)).toBe(result);
     const other = { contents: [] };
-    expect(withoutHeldTools(other, () => 'changed')).toBe(other);
+    expect(keepListedTools(other, () => false)).toBe(other);
   });
 
   it('only ever removes held tools, in order, and changes no other field', () => {
@@ -75,9 +75,7 @@ describe('withoutHeldTools', () => {
         (tools, rest, holds) => {
           const result = { ...rest, tools };
           const snapshot = structuredClone(result);
-          const filtered = withoutHeldTools(result, (name) =>
-            holds(name) ? 'changed' : undefined,
-          );
+          const filtered = keepListedTools(result, (name) => !holds(name));
           expect(result).toEqual(snapshot);
           const { tools: keptTools, ...others } = filtered;
           expect(others).toEqual(rest);
