@@ -15,7 +15,7 @@ import { SCOPES } from '../../shared/identity/scopes.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { OAuthIndex } from '../oauth/oauth-index.js';
 import type { RevokedTokens } from '../oauth/revocations.js';
-import { verifyAccessToken } from '../oauth/verify-access-token.js';
+import { type VerifiedAccessToken, verifyAccessToken } from '../oauth/verify-access-token.js';
 import { authenticate, type KeyUseListener } from '../plugins/auth.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 
@@ -55,6 +55,34 @@ export function resourceMetadataUrl(issuer: string, serverId: string): string {
   return `${issuer}/.well-known/oauth-protected-resource/mcp/${serverId}`;
 }
 
+/**
+ * Tokens whose signature and claims verified against an index (one per applied snapshot): an MCP
+ * client presents the same token on every message, and an EdDSA verification (about 60 µs) was
+ * the largest part of a proxied call's own cost. Keyed by the index, so a new snapshot (a removed
+ * signing key, say) verifies again; entries end with their token's `exp`; bounded.
+ */
+const verifiedTokens = new WeakMap<OAuthIndex, Map<string, VerifiedAccessToken>>();
+const MAX_CACHED_TOKENS = 10_000;
+
+async function verifiedClaims(
+  index: OAuthIndex,
+  token: string,
+  issuer: string,
+): Promise<VerifiedAccessToken | undefined> {
+  let cache = verifiedTokens.get(index);
+  const cached = cache?.get(token);
+  if (cached && cached.iss === issuer && cached.exp * 1000 > Date.now()) return cached;
+  const claims = await verifyAccessToken(index, token, issuer);
+  if (!claims) return undefined;
+  if (!cache) {
+    cache = new Map();
+    verifiedTokens.set(index, cache);
+  }
+  if (cache.size >= MAX_CACHED_TOKENS) cache.clear();
+  cache.set(token, claims);
+  return claims;
+}
+
 export async function authenticateCaller(
   deps: ProxyAuthDependencies,
   presented: PresentedCredentials,
@@ -82,7 +110,7 @@ export async function authenticateCaller(
     };
   }
   const index = deps.index();
-  const claims = await verifyAccessToken(index, token, issuer);
+  const claims = await verifiedClaims(index, token, issuer);
   if (!claims) throw refuse('the token is not a valid access token of this gateway');
   if (claims.aud !== resource) {
     throw refuse(`the token's audience is ${claims.aud.slice(0, 200)}, not this proxy resource`);
