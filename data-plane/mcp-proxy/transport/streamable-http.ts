@@ -36,7 +36,10 @@ import {
 import { CallStream, ServerStream } from './response-stream.js';
 
 export const MCP_PROXY_PATH = '/mcp/:serverId';
-const SERVER_ID = /^[^/?#\s]{1,100}$/;
+// The ids a server can be registered under (control-plane/services/mcp-servers.ts): nothing else
+// can be served, and the id goes into WWW-Authenticate, where a NUL, a non-Latin-1 character or a
+// quote would break the header (a 500) or its quoted resource_metadata.
+const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 interface ProxyRequest extends FastifyRequest {
   mcpCaller?: ProxyCaller;
