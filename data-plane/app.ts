@@ -80,7 +80,8 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   await app.register(mcpProxyRoutes, {
     ...deps,
     identity,
-    sessions: deps.mcpSessions ?? new ProxySessions(),
+    sessions:
+      deps.mcpSessions ?? new ProxySessions({}, (open) => deps.metrics.mcpProxySessions.set(open)),
     upstreamSessions,
     approvalEvents: deps.events,
     limits: { ...PROXY_LIMIT_DEFAULTS, ...deps.mcpLimits },

@@ -203,7 +203,9 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const delegationLinks = new DelegationLinkRecorder(db, { logger });
   const revokedTokens = new RevokedTokens();
   const processName = options.processName ?? 'local';
-  const mcpSessions = new ProxySessions(options.mcpSessionLimits);
+  const mcpSessions = new ProxySessions(options.mcpSessionLimits, (open) =>
+    metrics.mcpProxySessions.set(open),
+  );
   const mcpUpstreamSessions = new UpstreamSessions();
   const killApplier = createKillApplier({
     store,

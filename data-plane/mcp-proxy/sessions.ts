@@ -54,8 +54,12 @@ export class ProxySessions {
   readonly #inFlightByAgent = new Map<AgentId, number>();
   #sweep: NodeJS.Timeout | undefined;
 
-  constructor(limits: Partial<SessionLimits> = {}) {
+  readonly #onCount: ((open: number) => void) | undefined;
+
+  /** `onCount` hears the number of open sessions after each change (a gauge). */
+  constructor(limits: Partial<SessionLimits> = {}, onCount?: (open: number) => void) {
     this.limits = { ...SESSION_DEFAULTS, ...limits };
+    this.#onCount = onCount;
     this.#sweep = setInterval(() => this.#closeIdle(), Math.min(this.limits.idleMs, 60_000));
     this.#sweep.unref();
   }
@@ -80,6 +84,7 @@ export class ProxySessions {
       const oldest = this.#byId.values().next().value;
       if (oldest) this.close(oldest);
     }
+    this.#onCount?.(this.#byId.size);
     return session;
   }
 
@@ -113,6 +118,7 @@ export class ProxySessions {
   /** Ends a session: its waits stop, its GET stream ends, its upstream session is deleted. */
   close(session: ProxySession): void {
     if (!this.#byId.delete(session.id)) return;
+    this.#onCount?.(this.#byId.size);
     session.closed.abort();
     session.serverStream?.end();
     session.upstream.close().catch(() => {});

@@ -18,6 +18,8 @@ export interface GatewayMetrics {
   readonly credentialProofChecks: Counter<'cache' | 'result'>;
   readonly oauthTokensIssued: Counter<'kind'>;
   readonly oauthClientAuthFailures: Counter<'outcome'>;
+  readonly mcpProxySessions: Gauge;
+  readonly mcpProxyMessages: Counter<'kind'>;
 }
 
 const LATENCY_BUCKETS = [
@@ -93,6 +95,17 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_oauth_client_auth_failures_total',
       help: 'Client authentications refused at the OAuth endpoints, by outcome (refused: invalid_client or invalid_request; rate_limited: 429 before any check).',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    mcpProxySessions: new Gauge({
+      name: 'agent_gateway_mcp_proxy_sessions',
+      help: 'MCP proxy sessions open in this process (each with its own upstream session).',
+      registers: [registry],
+    }),
+    mcpProxyMessages: new Counter({
+      name: 'agent_gateway_mcp_proxy_messages_total',
+      help: 'Messages MCP clients sent to the proxy, by kind (request, notification, response). tools/call decisions are also in agent_gateway_inspect_duration_seconds.',
+      labelNames: ['kind'],
       registers: [registry],
     }),
   };

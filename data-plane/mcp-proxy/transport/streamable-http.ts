@@ -155,6 +155,7 @@ async function handlePost(
   if (messages.length === 0) throw invalid('an empty batch');
   const kinds = messages.map(kindOf);
   if (kinds.includes('invalid')) throw invalid('a message that is not JSON-RPC 2.0');
+  for (const kind of kinds) proxy.deps.metrics.mcpProxyMessages.inc({ kind });
   const protocolVersion = checkedProtocolVersion(request);
   const initialize = messages.findIndex(
     (message, index) =>
