@@ -174,10 +174,15 @@ async function handlePost(
   const others: Promise<void>[] = [];
   messages.forEach((message, index) => {
     if (kinds[index] === 'request') requests.push(message as JsonRpcRequestMessage);
-    else proxy.deliver(session, message as JsonRpcMessage, kinds[index] === 'notification');
+    // Awaited before the 202: the client sends its next message only then, so the upstream
+    // receives them in the client's order (notifications/initialized before the first request).
+    else
+      others.push(
+        proxy.deliver(session, message as JsonRpcMessage, kinds[index] === 'notification'),
+      );
   });
+  await Promise.all(others);
   if (requests.length === 0) {
-    await Promise.all(others);
     return reply.code(202).send() as unknown as undefined;
   }
   admit(proxy, session, requests.length);
