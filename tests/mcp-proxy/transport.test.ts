@@ -291,6 +291,37 @@ describeEachDatabase('MCP proxy transport (raw HTTP)', (kind) => {
       expect(seen(upstream)).toEqual(before);
     });
 
+    it('answers a 2025-03-26 batch of requests and a notification with one event stream of both responses', async () => {
+      const { proxyUrl } = fixture;
+      const { headers } = await openSettled(fixture, auth);
+      const answer = await mcpFetch(proxyUrl, {
+        body: [
+          toolsCall('echo', { text: 'batched' }, 'first'),
+          { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+          { jsonrpc: '2.0', id: 'second', method: 'ping' },
+        ],
+        headers: { ...headers, 'mcp-protocol-version': '2025-03-26' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const byId = Object.fromEntries(answer.messages.map((message) => [message.id, message]));
+      expect(Object.keys(byId).sort()).toEqual(['first', 'second']);
+      expect(byId.first).toMatchObject({ result: { structuredContent: { text: 'batched' } } });
+      expect(byId.second).toEqual({ jsonrpc: '2.0', id: 'second', result: {} });
+    });
+
+    it('refuses a GET without Accept: text/event-stream (400 REQUEST_INVALID)', async () => {
+      const { proxyUrl, upstream } = fixture;
+      const { headers } = await openSettled(fixture, auth);
+      const before = seen(upstream);
+      const answer = await mcpFetch(proxyUrl, {
+        method: 'GET',
+        headers: { ...headers, accept: 'application/json' },
+      });
+      expectRefusal(answer, 400, 'REQUEST_INVALID');
+      expect(seen(upstream)).toEqual(before);
+    });
+
     it('answers a POST of notifications only with 202 and no body, and relays them', async () => {
       const { proxyUrl, upstream } = fixture;
       const { headers } = await openSettled(fixture, auth);
