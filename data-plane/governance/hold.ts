@@ -7,7 +7,12 @@ import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import type { NplDecision } from '../../shared/npl/index.js';
-import { consumeApproval, createApproval, findOpenApproval } from '../../storage/approvals.js';
+import {
+  type ApprovalRecord,
+  consumeApproval,
+  createApproval,
+  findOpenApproval,
+} from '../../storage/approvals.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type InspectAnswer } from './answers.js';
 import { computeCallDigest } from './call-digest.js';
@@ -57,19 +62,7 @@ export async function holdOrRelease(
       agentId: agent.id,
       callDigest: digest,
     });
-    if (open) {
-      const answer: InspectAnswer = {
-        decision: 'require_human_approval',
-        reasonCode: 'NPL_REQUIRE_HUMAN',
-        inspectionId,
-        executionMode: call.mode,
-        enforced: true,
-        message: decision.reason,
-        approval: { id: open.id, status: open.status, expiresAt: open.expiresAt.toISOString() },
-      };
-      addPolicyFields(answer, decision);
-      return sendAnswer(deps, exchange, answer);
-    }
+    if (open) return sendAnswer(deps, exchange, heldAnswer(exchange, decision, open, undefined));
   }
   const approval = await createApproval(deps.db, {
     tenantId: tenant.id,
@@ -106,20 +99,30 @@ export async function holdOrRelease(
       expiresAt: approval.expiresAt.toISOString(),
     },
   });
+  return sendAnswer(deps, exchange, heldAnswer(exchange, decision, approval, auditEntry.id));
+}
+
+/** The 202 answer of a held call: the approval that holds it and the rule that asked for it. */
+function heldAnswer(
+  exchange: AgentExchange,
+  decision: NplDecision,
+  approval: ApprovalRecord,
+  auditId: string | undefined,
+): InspectAnswer {
   const answer: InspectAnswer = {
     decision: 'require_human_approval',
     reasonCode: 'NPL_REQUIRE_HUMAN',
-    inspectionId,
-    executionMode: call.mode,
+    inspectionId: exchange.inspectionId,
+    executionMode: exchange.call.mode,
     enforced: true,
     message: decision.reason,
-    auditId: auditEntry.id,
     approval: {
       id: approval.id,
       status: approval.status,
       expiresAt: approval.expiresAt.toISOString(),
     },
   };
+  if (auditId !== undefined) answer.auditId = auditId;
   addPolicyFields(answer, decision);
-  return sendAnswer(deps, exchange, answer);
+  return answer;
 }
