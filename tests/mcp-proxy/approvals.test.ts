@@ -4,14 +4,13 @@
 // Rejected and expired end in the audited deny; a wait that ends first answers APPROVAL_PENDING
 // with the approvalId, and retrying the same call resumes that approval.
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createClient, type Client as WsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
+import { type Approver, startApprover } from '../support/approver.js';
 import { connectWithApiKey, type ProxyFixture, startProxyFixture } from './support.js';
 
 const HOLD_POLICY = `version: "1.0.0"
@@ -24,14 +23,10 @@ rules:
     alertSeverity: MEDIUM
 `;
 
-const APPROVAL_QUEUE = `subscription($agentId: ID) {
-  approvalQueue(status: PENDING, agentId: $agentId) { kind approval { id status toolName } }
-}`;
-
 describe('MCP proxy: held calls wait for their approval', () => {
   let fixture: ProxyFixture;
   let admin: string;
-  const sockets: WsClient[] = [];
+  const approvers: Approver[] = [];
 
   beforeAll(async () => {
     fixture = await startProxyFixture('pglite');
@@ -44,51 +39,14 @@ describe('MCP proxy: held calls wait for their approval', () => {
     });
   });
   afterAll(async () => {
-    for (const socket of sockets) await socket.dispose();
+    for (const started of approvers) await started.dispose();
     await fixture.close();
   });
 
-  /** Subscribes to the agent's queue; decides the first held call it sees; resolves its id. */
-  async function approver(
-    agentId: AgentId,
-    decision: 'approve' | 'reject',
-  ): Promise<{ decided: Promise<string> }> {
-    const { gateway } = fixture;
-    const socket = createClient({
-      url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${admin}` },
-      retryAttempts: 0,
-    });
-    sockets.push(socket);
-    const before = gateway.runtime.events.subscriberCount;
-    const decided = new Promise<string>((resolve, reject) => {
-      const stop = socket.subscribe<{ approvalQueue: { approval: { id: string } } }>(
-        { query: APPROVAL_QUEUE, variables: { agentId } },
-        {
-          next: (message) => {
-            const id = message.data?.approvalQueue.approval.id;
-            if (id === undefined) return;
-            stop();
-            const mutation = decision === 'approve' ? 'approveApproval' : 'rejectApproval';
-            graphql(
-              gateway.url,
-              admin,
-              `mutation($id: ID!) { ${mutation}(id: $id, reason: "proxy test") { status } }`,
-              {
-                id,
-              },
-            ).then(() => resolve(id), reject);
-          },
-          error: reject,
-          complete: () => {},
-        },
-      );
-    });
-    while (gateway.runtime.events.subscriberCount <= before) {
-      await new Promise((next) => setImmediate(next));
-    }
-    return { decided };
+  async function approver(agentId: AgentId, decision: 'approve' | 'reject') {
+    const started = await startApprover(fixture.gateway, admin, agentId, decision);
+    approvers.push(started);
+    return started;
   }
 
   it('approved over GraphQL: the same call returns the upstream result, forwarded once', async () => {

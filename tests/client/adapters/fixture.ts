@@ -3,13 +3,12 @@
 // Ed25519 keys (the kill route names an agent by its key), a test approver that sees the held
 // call on the GraphQL approvalQueue subscription and approves it with the approveApproval
 // mutation, and the operator's REST kill.
-import { createClient, type Client as WsClient } from 'graphql-ws';
-import { WebSocket } from 'ws';
 import { createGatewayClient, type GatewayClient } from '../../../client/src/index.js';
 import { createAgent } from '../../../control-plane/services/agents.js';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
 import { graphql } from '../../control-plane/graphql/support.js';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
+import { type Approver, startApprover } from '../../support/approver.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 
 export const SERVER_ID = 'files';
@@ -57,10 +56,6 @@ export interface AdapterFixture {
   close(): Promise<void>;
 }
 
-const APPROVAL_QUEUE = `subscription($agentId: ID) {
-  approvalQueue(status: PENDING, agentId: $agentId) { kind approval { id status toolName } }
-}`;
-
 export async function startAdapterFixture(): Promise<AdapterFixture> {
   const gateway = await startTestGateway('pglite');
   const tenant = gateway.tenant;
@@ -72,7 +67,7 @@ export async function startAdapterFixture(): Promise<AdapterFixture> {
     url: 'http://127.0.0.1:9/mcp',
   });
   await gateway.setPolicy(tenant.id, { trustedServers: [SERVER_ID], pinnedPolicies: [policyUri] });
-  const sockets: WsClient[] = [];
+  const approvers: Approver[] = [];
 
   return {
     gateway,
@@ -98,47 +93,9 @@ export async function startAdapterFixture(): Promise<AdapterFixture> {
       return { client, agentId: id, publicKey };
     },
     async approver(agentId, decision = 'approve') {
-      const socket = createClient({
-        url: `${gateway.url.replace(/^http/, 'ws')}/graphql`,
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${admin}` },
-        retryAttempts: 0,
-      });
-      sockets.push(socket);
-      const events = gateway.runtime.events;
-      const before = events.subscriberCount;
-      const approved = new Promise<string>((resolve, reject) => {
-        const stop = socket.subscribe<{
-          approvalQueue: { approval: { id: string } };
-        }>(
-          { query: APPROVAL_QUEUE, variables: { agentId } },
-          {
-            next: (message) => {
-              const id = message.data?.approvalQueue.approval.id;
-              if (id === undefined) return;
-              stop();
-              const mutation = decision === 'approve' ? 'approveApproval' : 'rejectApproval';
-              graphql<Record<string, { status: string }>>(
-                gateway.url,
-                admin,
-                `mutation($id: ID!) { ${mutation}(id: $id, reason: "test approver") { status } }`,
-                { id },
-              ).then((answer) => {
-                // USED: the agent's long-poll woke and resubmitted before the mutation read back.
-                const status = answer.data?.[mutation]?.status;
-                const expected = decision === 'approve' ? ['APPROVED', 'USED'] : ['REJECTED'];
-                if (status !== undefined && expected.includes(status)) resolve(id);
-                else reject(new Error(`${mutation} answered ${JSON.stringify(answer)}`));
-              }, reject);
-            },
-            error: reject,
-            complete: () => {},
-          },
-        );
-      });
-      // The subscription is live once the gateway holds its event-bus subscription.
-      while (events.subscriberCount <= before) await new Promise((next) => setImmediate(next));
-      return { approved };
+      const started = await startApprover(gateway, admin, agentId, decision);
+      approvers.push(started);
+      return { approved: started.decided };
     },
     async kill(publicKey) {
       const response = await fetch(
@@ -161,7 +118,7 @@ export async function startAdapterFixture(): Promise<AdapterFixture> {
       });
     },
     async close() {
-      await Promise.all(sockets.map((socket) => socket.dispose()));
+      await Promise.all(approvers.map((started) => started.dispose()));
       await gateway.close();
     },
   };
