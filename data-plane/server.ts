@@ -46,8 +46,8 @@ export interface ServerTimeouts {
   readonly keepAliveMs?: number | undefined;
 }
 
-/** Longest path parameter the router reads (Fastify's default). */
-const MAX_PARAM_LENGTH = 100;
+/** Longest path parameter the router reads: an MCP server id (up to 128 characters). */
+const MAX_PARAM_LENGTH = 128;
 
 export const DEFAULT_SERVER_TIMEOUTS = {
   headersMs: 10_000,
@@ -82,8 +82,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     onConstructorPoisoning: 'error',
     // A URL Fastify cannot decode (a path segment of invalid UTF-8, say) is answered in the one
     // error model, not with Fastify's own body.
-    // So is a path parameter longer than the router reads (100 characters: every id we issue is
-    // shorter), which Fastify would answer with its own 414.
+    // So is a path parameter longer than the router reads (128 characters: every id we issue or
+    // register is at most that long), which Fastify would answer with its own 414.
     frameworkErrors: (error, _request, reply) => {
       let refused: GatewayError;
       if (error.code === 'FST_ERR_BAD_URL') {

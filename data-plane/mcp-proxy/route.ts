@@ -29,7 +29,7 @@ async function registerMcpProxy(app: FastifyInstance, deps: McpProxyDependencies
         summary: 'OAuth protected resource metadata (RFC 9728) of a server’s MCP proxy endpoint.',
         params: {
           type: 'object',
-          properties: { serverId: { type: 'string', maxLength: 100 } },
+          properties: { serverId: { type: 'string', maxLength: 128 } },
           required: ['serverId'],
         },
         response: {

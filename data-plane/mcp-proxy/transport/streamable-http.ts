@@ -39,7 +39,7 @@ export const MCP_PROXY_PATH = '/mcp/:serverId';
 // The ids a server can be registered under (control-plane/services/mcp-servers.ts): nothing else
 // can be served, and the id goes into WWW-Authenticate, where a NUL, a non-Latin-1 character or a
 // quote would break the header (a 500) or its quoted resource_metadata.
-const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 interface ProxyRequest extends FastifyRequest {
   mcpCaller?: ProxyCaller;
@@ -137,7 +137,7 @@ function routeSchema(operationId: string, summary: string, ok: Record<number, st
       'MCP Streamable HTTP (docs/mcp-proxy.md). Authorization: a gateway access token for <public URL>/mcp/{serverId}, or an agents:execute API key with X-Agent-Id.',
     params: {
       type: 'object',
-      properties: { serverId: { type: 'string', maxLength: 100 } },
+      properties: { serverId: { type: 'string', maxLength: 128 } },
       required: ['serverId'],
     },
     response,
