@@ -10,8 +10,7 @@
 //   warm-up; ratio = proxied calls/s ÷ direct calls/s (budget ≥ 60 %).
 //
 // Three processes: the upstream and the clients each run in a child process (this file, started
-// with `upstream` or `client <spec>`), so that neither shares the gateway's event loop. Until
-// data-plane/mcp-proxy/route.ts exists (PROXY_READY) only the direct half runs.
+// with `upstream` or `client <spec>`), so that neither shares the gateway's event loop.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -19,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
-import { PROXY_READY } from '../support/conformance.js';
 import type { TestGateway } from '../support/gateway.js';
 import { startMcpUpstream } from '../support/mcp-upstream.js';
 import type { BenchContext, BenchRow } from './run.js';
@@ -232,17 +230,13 @@ export default async function mcpProxyBench(ctx: BenchContext): Promise<void> {
       headers: {},
     };
     const targets: Target[] = [direct];
-    if (PROXY_READY) {
-      ctx.progress('starting a PGlite gateway (npm start logging)');
-      // Imported here: the child processes (this file too) need none of the gateway.
-      const { createLogger } = await import('../../cli/logger.js');
-      const { startTestGateway } = await import('../support/gateway.js');
-      const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
-      gateway = await startTestGateway('pglite', { logger });
-      targets.push(await proxyTarget(gateway, upstream.url));
-    } else {
-      ctx.progress('data-plane/mcp-proxy/route.ts does not exist yet: direct calls only');
-    }
+    ctx.progress('starting a PGlite gateway (npm start logging)');
+    // Imported here: the child processes (this file too) need none of the gateway.
+    const { createLogger } = await import('../../cli/logger.js');
+    const { startTestGateway } = await import('../support/gateway.js');
+    const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
+    gateway = await startTestGateway('pglite', { logger });
+    targets.push(await proxyTarget(gateway, upstream.url));
 
     const calls = SEQUENTIAL.rounds * SEQUENTIAL.callsPerRound;
     ctx.progress(`sequential tools/call, ${calls} per path after ${SEQUENTIAL.warmup} warm-up`);

@@ -1,9 +1,7 @@
 // Transparency of the MCP proxy, measured with the official MCP conformance suite: every server
-// scenario that passes against the suite's reference server directly also passes through
-// /mcp/{serverId}, for an agent permitted all the server's tools (issue 14, "Proof").
-//
-// The through-proxy half runs once data-plane/mcp-proxy/route.ts exists (PROXY_READY): until then
-// it is skipped, visibly, and the direct baseline keeps the suite and its reference server honest.
+// scenario that passes against the reference server directly also passes through
+// /mcp/{serverId}, for an agent permitted all the server's tools (issue 14, "Proof"). The direct
+// baseline keeps the suite and the reference server honest.
 // The CLI cannot send headers, so the proxy's credentials (an agents:execute API key and
 // X-Agent-Id) are added by a loopback relay that changes nothing else (tests/support/conformance.ts);
 // the baseline also runs through that relay to show it is transparent.
@@ -12,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
 import {
   type ConformanceUpstream,
-  PROXY_READY,
   runServerScenarios,
   type ScenarioResult,
   startConformanceUpstream,
@@ -49,7 +46,7 @@ describe('the conformance suite against its reference server', () => {
   });
 });
 
-describe.skipIf(!PROXY_READY)('the conformance suite through /mcp/{serverId}', () => {
+describe('the conformance suite through /mcp/{serverId}', () => {
   let upstream: ConformanceUpstream;
   let gateway: TestGateway;
   let headers: Record<string, string>;

@@ -2,8 +2,8 @@
 // (@modelcontextprotocol/inspector-cli 1.0.3, the last that runs on Node 20) lists tools, calls
 // an allowed tool and gets the error of a denied one (issue 14, "Proof").
 //
-// Directly against the test upstream it shows what the CLI prints; through /mcp/{serverId} (once
-// data-plane/mcp-proxy/route.ts exists, PROXY_READY) the list must be exactly the agent's permitted
+// Directly against the test upstream it shows what the CLI prints; through /mcp/{serverId} the
+// list must be exactly the agent's permitted
 // tools and a denied call must fail with the reasonCode in its message. The CLI's --header option
 // carries the proxy's credentials: an agents:execute API key and X-Agent-Id.
 import { spawn } from 'node:child_process';
@@ -13,7 +13,6 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
-import { PROXY_READY } from '../support/conformance.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../support/mcp-upstream.js';
 
@@ -127,7 +126,7 @@ describe('the MCP Inspector CLI against the test upstream directly', () => {
   });
 });
 
-describe.skipIf(!PROXY_READY)('the MCP Inspector CLI through /mcp/{serverId}', () => {
+describe('the MCP Inspector CLI through /mcp/{serverId}', () => {
   let upstream: McpUpstream;
   let gateway: TestGateway;
   let proxyUrl: string;

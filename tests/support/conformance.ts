@@ -1,7 +1,8 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, its CLI) run against an
-// MCP server URL, and the suite's reference "everything" server to run it against. The MCP proxy's
-// transparency proof: every server scenario that passes against the reference server directly
-// must pass through /mcp/{serverId} too.
+// MCP server URL, and the reference server to run it against (conformance-reference-server.ts,
+// our own server of what the scenarios exercise: the conformance package ships only its CLI). The
+// MCP proxy's transparency proof: every server scenario that passes against the reference server
+// directly must pass through /mcp/{serverId} too.
 //
 //   const upstream = await startConformanceUpstream();
 //   const results = await runServerScenarios(upstream.url);   // Map<scenario, { passed, detail }>
@@ -20,7 +21,6 @@
 // the relay itself; a spoofed Host (the DNS rebinding scenario) and every Origin pass unchanged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import {
   createServer,
@@ -42,15 +42,7 @@ const CONFORMANCE_CLI = join(
   'index.js',
 );
 const REFERENCE_SERVER = fileURLToPath(
-  new URL('./conformance-everything-server.ts', import.meta.url),
-);
-
-/**
- * Whether the MCP proxy exists yet (its route module, data-plane/mcp-proxy/route.ts): the proof
- * tests and the bench run their through-proxy parts only then (`describe.skipIf(!PROXY_READY)`).
- */
-export const PROXY_READY = existsSync(
-  fileURLToPath(new URL('../../data-plane/mcp-proxy/route.ts', import.meta.url)),
+  new URL('./conformance-reference-server.ts', import.meta.url),
 );
 
 export interface ConformanceUpstream {
