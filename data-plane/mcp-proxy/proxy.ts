@@ -230,11 +230,10 @@ export class McpProxy {
     incoming: IncomingRequest,
   ): Promise<JsonRpcResponseMessage | undefined> {
     const { message, stream } = incoming;
-    const stop = new AbortController();
-    stream.onClose(() => stop.abort());
+    // No signal: closing the session aborts its upstream calls, and a client that goes away does
+    // not cancel (MCP: it sends notifications/cancelled to cancel).
     try {
       return (await session.upstream.request(message as never, {
-        signal: AbortSignal.any([stop.signal, session.closed.signal]),
         protocolVersion: incoming.protocolVersion,
         onMessage: (relayed) => relayServerMessage(this.#deps, session, tenant, relayed, stream),
       })) as JsonRpcResponseMessage;

@@ -162,14 +162,14 @@ class ProxyOutlet implements DecisionOutlet {
 
   async forward(exchange: AgentExchange, answer: InspectAnswer): Promise<void> {
     const { deps, session, message, stream } = this.#ctx;
+    // Aborted by the kill switch; a closed session aborts its upstream calls itself. A client that
+    // goes away does not cancel the call (MCP: a disconnection is not a cancellation; a client
+    // cancels with notifications/cancelled, which reaches the upstream).
     const execution = deps.executions.begin(exchange.agent.id);
-    const stop = new AbortController();
-    stream.onClose(() => stop.abort());
-    const signal = AbortSignal.any([execution.signal, stop.signal, session.closed.signal]);
     const started = performance.now();
     try {
       const response = await session.upstream.request(message as never, {
-        signal,
+        signal: execution.signal,
         protocolVersion: this.#ctx.protocolVersion,
         onMessage: (relayed) => relayServerMessage(deps, session, exchange.tenant, relayed, stream),
       });

@@ -87,6 +87,8 @@ export interface McpUpstream {
   waitForCalls(tool: string, count: number): Promise<void>;
   /** Resolves once `closedByClient` reaches `count`. */
   waitForClosedByClient(count: number): Promise<void>;
+  /** Lets every call of the `block` tool in flight answer ('released'). */
+  releaseBlocked(): void;
   close(): Promise<void>;
 }
 
@@ -395,6 +397,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
     },
     waitForCalls: (tool, count) => waitFor(() => (calls.get(tool) ?? 0) >= count),
     waitForClosedByClient: (count) => waitFor(() => closedByClient >= count),
+    releaseBlocked: () => activity.emit('release'),
     async close() {
       activity.emit('release');
       await expireSessions();

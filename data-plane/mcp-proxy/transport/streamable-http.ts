@@ -60,7 +60,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
 
   app.addHook('onRequest', async (request) => {
     const origin = request.headers.origin;
-    if (!isOriginAllowed(origin, new URL(issuer()).origin)) {
+    if (origin !== undefined && !isOriginAllowed(origin, new URL(issuer()).origin)) {
       throw gatewayError('MCP_ORIGIN_FORBIDDEN', { origin: String(origin).slice(0, 200) });
     }
     const { serverId } = request.params as { serverId: string };
