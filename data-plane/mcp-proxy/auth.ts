@@ -10,7 +10,6 @@
 // an MCP client discovers the authorization server by itself; a key without the scope is 403.
 
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
-import { parseApiKey } from '../../shared/identity/api-keys.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { OAuthIndex } from '../oauth/oauth-index.js';
@@ -22,6 +21,7 @@ import type { SnapshotStore } from '../store/snapshot-store.js';
 /** The client id of tokens the gateway mints for itself (never accepted by the proxy). */
 const GATEWAY_CLIENT_ID = 'gateway';
 const BEARER = /^Bearer ([^\s]+)$/i;
+const API_KEY_PREFIX = 'agk_';
 const AGENT_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
 export interface ProxyCaller {
@@ -94,7 +94,8 @@ export async function authenticateCaller(
     gatewayError('MCP_PROXY_UNAUTHORIZED', { resource, problem });
   const token = presented.authorization ? BEARER.exec(presented.authorization)?.[1] : undefined;
   if (token === undefined) throw refuse('no bearer token was presented');
-  if (parseApiKey(token)) {
+  // API keys read `agk_…`; access tokens are JWTs (`ey…`). authenticate() parses the key.
+  if (token.startsWith(API_KEY_PREFIX)) {
     // Throws AUTH_INVALID_API_KEY (401) or AUTH_INSUFFICIENT_SCOPE (403).
     const auth = authenticate(`Bearer ${token}`, deps.store, SCOPES.AGENTS_EXECUTE);
     deps.onKeyUse?.(auth.key.id);
