@@ -72,6 +72,9 @@ export interface ExchangeRequest {
   readonly skipStatus: number;
   readonly limits: ExchangeLimits;
   readonly signal: AbortSignal | undefined;
+  /** A second signal observed like `signal` (a caller's, beside a session's own), so no linked
+   *  AbortController is made per exchange. */
+  readonly alsoSignal?: AbortSignal | undefined;
   /** Relay mode: receives, in order, every message of an SSE answer other than the awaited
    *  response. Called synchronously from the socket's data; must not throw or block. */
   readonly onMessage?: (message: JsonRpcMessage) => void;
@@ -189,12 +192,13 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   start(): void {
     const request = this.#request;
-    if (request.signal?.aborted) {
+    if (request.signal?.aborted || request.alsoSignal?.aborted) {
       this.#settled = true;
       this.#reject(upstreamAborted());
       return;
     }
     request.signal?.addEventListener('abort', this);
+    request.alsoSignal?.addEventListener('abort', this);
     this.#timer = setTimeout(onTimer, request.limits.connectTimeoutMs, this);
     try {
       const method = request.method ?? 'POST';
@@ -488,6 +492,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #succeed(response: JsonRpcResponse | undefined): void {
     this.#settled = true;
     this.#request.signal?.removeEventListener('abort', this);
+    this.#request.alsoSignal?.removeEventListener('abort', this);
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#first = null;
@@ -505,6 +510,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     this.#request.signal?.removeEventListener('abort', this);
+    this.#request.alsoSignal?.removeEventListener('abort', this);
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#first = null;

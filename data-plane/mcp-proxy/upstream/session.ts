@@ -167,24 +167,29 @@ export class Session implements UpstreamSession {
   }
 
   async request(message: JsonRpcRequest, options: RequestOptions = {}): Promise<JsonRpcResponse> {
-    const link = this.#link(options.signal);
-    const signal = link === null ? this.#closing.signal : link.signal;
+    const caller = options.signal;
+    if (this.closed) throw upstreamFailure('the upstream session is closed');
+    if (caller?.aborted) throw upstreamAborted();
+    const onMessage = options.onMessage ?? ignore;
+    const headers = await this.#headers(ACCEPT_BOTH, options.protocolVersion);
+    // The exchange observes both signals itself: no linked controller on the common path.
+    const outcome = await exchange({
+      dispatcher: this.#target.pool,
+      path: this.#target.path,
+      headers,
+      body: JSON.stringify(message),
+      expectedId: message.id,
+      skipStatus: this.sessionId === undefined ? 0 : 404,
+      limits: this.#limits,
+      signal: this.#closing.signal,
+      alsoSignal: caller,
+      onMessage,
+    });
+    if (outcome.response !== undefined) return outcome.response;
+    if (outcome.status === 404) throw this.#ended();
+    const link = this.#link(caller);
     try {
-      const onMessage = options.onMessage ?? ignore;
-      const headers = await this.#headers(ACCEPT_BOTH, options.protocolVersion);
-      const outcome = await exchange({
-        dispatcher: this.#target.pool,
-        path: this.#target.path,
-        headers,
-        body: JSON.stringify(message),
-        expectedId: message.id,
-        skipStatus: this.sessionId === undefined ? 0 : 404,
-        limits: this.#limits,
-        signal,
-        onMessage,
-      });
-      if (outcome.response !== undefined) return outcome.response;
-      if (outcome.status === 404) throw this.#ended();
+      const signal = link === null ? this.#closing.signal : link.signal;
       return await this.#resume(message.id, outcome, onMessage, signal, options.protocolVersion);
     } finally {
       if (link !== null) link.release();
@@ -195,7 +200,8 @@ export class Session implements UpstreamSession {
     message: JsonRpcNotification | JsonRpcResponse,
     options: SendOptions = {},
   ): Promise<void> {
-    const link = this.#link(options.signal);
+    if (this.closed) throw upstreamFailure('the upstream session is closed');
+    if (options.signal?.aborted) throw upstreamAborted();
     try {
       await exchange({
         dispatcher: this.#target.pool,
@@ -205,13 +211,12 @@ export class Session implements UpstreamSession {
         expectedId: undefined,
         skipStatus: 0,
         limits: this.#limits,
-        signal: link === null ? this.#closing.signal : link.signal,
+        signal: this.#closing.signal,
+        alsoSignal: options.signal,
       });
     } catch (error) {
       if (this.#isGone(error)) throw this.#ended();
       throw error;
-    } finally {
-      if (link !== null) link.release();
     }
   }
 
