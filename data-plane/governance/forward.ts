@@ -103,7 +103,7 @@ function answerUpstreamFailure(
     id: exchange.call.rpc.id,
     error: { code: JSONRPC_UPSTREAM_FAILED, message, data: { reasonCode: code } },
   };
-  return sendAnswer(deps, exchange, answer);
+  sendAnswer(deps, exchange, answer);
 }
 
 /** A gateway-minted token for the forward; undefined when none can be had (no signer, or it failed). */

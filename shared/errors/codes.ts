@@ -181,7 +181,7 @@ export const ERROR_CODES = {
     message: 'Origin {origin} may not use the MCP proxy',
     summary:
       'The request came from a web page of another origin; the proxy refuses it so a page cannot drive it through DNS rebinding.',
-    hint: 'Call the proxy from an MCP client (no Origin header), from the gateway\'s own origin, or from a local origin (localhost, 127.0.0.1, [::1]).',
+    hint: "Call the proxy from an MCP client (no Origin header), from the gateway's own origin, or from a local origin (localhost, 127.0.0.1, [::1]).",
   },
   MCP_SESSION_NOT_FOUND: {
     status: 404,
@@ -212,7 +212,7 @@ export const ERROR_CODES = {
     message: 'the MCP proxy needs a bearer token for {resource}: {problem}',
     summary:
       'The proxy accepts an access token of this gateway whose audience is the proxy resource, or an agents:execute API key with an X-Agent-Id header.',
-    hint: 'Follow the WWW-Authenticate resource_metadata link: obtain a token at the gateway\'s token endpoint with resource=<the proxy URL> (docs/mcp-proxy.md).',
+    hint: "Follow the WWW-Authenticate resource_metadata link: obtain a token at the gateway's token endpoint with resource=<the proxy URL> (docs/mcp-proxy.md).",
   },
   MCP_CONCURRENCY_LIMIT: {
     status: 429,

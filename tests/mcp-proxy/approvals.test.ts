@@ -118,7 +118,9 @@ describe('MCP proxy: held calls wait for their approval', () => {
       const firstData = first.error?.data as Record<string, string>;
       expect(firstData.reasonCode).toBe('APPROVAL_PENDING');
       const second = await call();
-      expect((second.error?.data as Record<string, string>).approvalId).toBe(firstData.approvalId);
+      expect((second.error?.data as Record<string, string> | undefined)?.approvalId).toBe(
+        firstData.approvalId,
+      );
       const answer = await graphql<{ approveApproval: { status: string } }>(
         gateway.url,
         admin,
@@ -170,7 +172,9 @@ describe('MCP proxy: held calls wait for their approval', () => {
         approval: { id: id as never, agentId, status: 'expired' },
       });
       const error = await pending;
-      expect((error?.data as Record<string, string>).reasonCode).toBe('APPROVAL_EXPIRED');
+      expect((error?.data as Record<string, string> | undefined)?.reasonCode).toBe(
+        'APPROVAL_EXPIRED',
+      );
       expect(upstream.calls.get('echo') ?? 0).toBe(before);
     } finally {
       await client.close();

@@ -18,7 +18,6 @@ import type { InspectDependencies } from '../../governance/dependencies.js';
 import type { DecisionOutlet, Exchange } from '../../governance/exchange.js';
 import { governKnownAgent, isBlock, screenCall } from '../../governance/govern.js';
 import {
-  type CallDelegation,
   NO_DELEGATION,
   needsIdentityCheck,
   verifyCallIdentity,

@@ -6,7 +6,6 @@
 import { createGatewayClient, type GatewayClient } from '../../../client/src/index.js';
 import { createAgent } from '../../../control-plane/services/agents.js';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
-import { graphql } from '../../control-plane/graphql/support.js';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { type Approver, startApprover } from '../../support/approver.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
