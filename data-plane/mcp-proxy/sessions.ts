@@ -9,6 +9,7 @@
 // concurrency limits of issue 14 item 8.
 import { randomUUID } from 'node:crypto';
 import type { AgentId, TenantId } from '../../shared/ids.js';
+import { ReplayLogs } from './transport/replay.js';
 import type { ServerStream } from './transport/response-stream.js';
 import type { UpstreamSession } from './upstream/index.js';
 
@@ -29,6 +30,8 @@ export interface ProxySession {
   serverStream: ServerStream | undefined;
   /** Aborted when the session closes: waits and relays of this session stop. */
   readonly closed: AbortController;
+  /** The session's event streams, for clients that resume one with Last-Event-ID. */
+  readonly replay: ReplayLogs;
 }
 
 export interface SessionLimits {
@@ -69,7 +72,10 @@ export class ProxySessions {
   }
 
   create(
-    fields: Omit<ProxySession, 'id' | 'inFlight' | 'lastUsedMs' | 'serverStream' | 'closed'>,
+    fields: Omit<
+      ProxySession,
+      'id' | 'inFlight' | 'lastUsedMs' | 'serverStream' | 'closed' | 'replay'
+    >,
   ): ProxySession {
     const session: ProxySession = {
       ...fields,
@@ -78,6 +84,7 @@ export class ProxySessions {
       lastUsedMs: Date.now(),
       serverStream: undefined,
       closed: new AbortController(),
+      replay: new ReplayLogs(),
     };
     this.#byId.set(session.id, session);
     if (this.#byId.size > this.limits.maxSessions) {

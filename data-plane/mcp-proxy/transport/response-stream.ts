@@ -14,6 +14,7 @@
 // only that client was waiting for.
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from './protocol.js';
+import type { ReplayLogs, StreamLog } from './replay.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -37,8 +38,15 @@ abstract class DownstreamStream {
     this.headers = headers;
     res.once('close', () => {
       this.#closed = true;
+      // A resumable stream outlives its first connection: the client may come back for it.
+      if (this.resumable) return;
       for (const listener of this.#onClose.splice(0)) listener();
     });
+  }
+
+  /** Whether the client can resume this stream after its connection broke. */
+  protected get resumable(): boolean {
+    return false;
   }
 
   /** The client went away or the stream ended. */
@@ -61,13 +69,40 @@ abstract class DownstreamStream {
 export class CallStream extends DownstreamStream {
   #sse: boolean;
   #pending: number;
+  readonly #replay: ReplayLogs | undefined;
+  /** The stream's event log once it is SSE on a session (resumable with Last-Event-ID). */
+  #log: StreamLog | undefined;
 
-  /** `requests`: how many responses end the stream (more than one: SSE from the start). */
-  constructor(res: ServerResponse, headers: Record<string, string>, requests = 1) {
+  /**
+   * `requests`: how many responses end the stream (more than one: SSE from the start);
+   * `replay`: the session's logs, which make the stream resumable once it is SSE.
+   */
+  constructor(
+    res: ServerResponse,
+    headers: Record<string, string>,
+    requests = 1,
+    replay?: ReplayLogs,
+  ) {
     super(res, headers);
     this.#pending = requests;
     this.#sse = false;
+    this.#replay = replay;
     if (requests > 1) this.#startSse();
+  }
+
+  protected override get resumable(): boolean {
+    return this.#log !== undefined && !this.#log.done;
+  }
+
+  /** Finished, or gone with no way back (not resumable). */
+  override get closed(): boolean {
+    if (this.#log !== undefined) return this.#log.done;
+    return super.closed;
+  }
+
+  override keepAlive(): void {
+    const sink = this.#log ? this.#log.sink : this.res;
+    if (sink && !sink.writableEnded && sink.headersSent) sink.write(': keep-alive\n\n');
   }
 
   /** Whether the client accepts an event stream (else intermediate messages are dropped). */
@@ -89,7 +124,8 @@ export class CallStream extends DownstreamStream {
       if (!this.acceptsSse) return false;
       this.#startSse();
     }
-    this.res.write(sseEvent(message));
+    if (this.#log) this.#replay!.write(this.#log, JSON.stringify(message));
+    else this.res.write(sseEvent(message));
     return true;
   }
 
@@ -97,6 +133,11 @@ export class CallStream extends DownstreamStream {
   respond(response: JsonRpcMessage): void {
     if (this.closed) return;
     this.#pending -= 1;
+    if (this.#log) {
+      this.#replay!.write(this.#log, JSON.stringify(response));
+      if (this.#pending <= 0) this.#replay!.finish(this.#log);
+      return;
+    }
     if (!this.#sse) {
       const body = JSON.stringify(response);
       this.res.writeHead(200, {
@@ -115,7 +156,14 @@ export class CallStream extends DownstreamStream {
     this.#sse = true;
     this.res.writeHead(200, { ...this.headers, ...SSE_HEADERS });
     this.res.flushHeaders();
+    if (this.#replay) this.#log = this.#replay.open(this.res);
   }
+}
+
+/** Starts an SSE answer on `res` (a resumed stream, a GET stream). */
+export function startEventStream(res: ServerResponse): void {
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
 }
 
 export class ServerStream extends DownstreamStream {

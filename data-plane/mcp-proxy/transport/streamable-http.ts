@@ -33,7 +33,7 @@ import {
   SESSION_HEADER,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './protocol.js';
-import { CallStream, ServerStream } from './response-stream.js';
+import { CallStream, ServerStream, startEventStream } from './response-stream.js';
 
 export const MCP_PROXY_PATH = '/mcp/:serverId';
 // The ids a server can be registered under (control-plane/services/mcp-servers.ts): nothing else
@@ -187,7 +187,7 @@ async function handlePost(
   }
   admit(proxy, session, requests.length);
   reply.hijack();
-  const stream = new CallStream(reply.raw, {}, requests.length);
+  const stream = new CallStream(reply.raw, {}, requests.length, session.replay);
   stream.acceptsSse = acceptsEventStream(request);
   try {
     await Promise.all(
@@ -226,6 +226,19 @@ function handleGet(proxy: McpProxy, request: ProxyRequest, reply: FastifyReply):
     throw gatewayError('REQUEST_INVALID', {
       problem: 'a GET stream needs Accept: text/event-stream',
     });
+  }
+  const lastEventId = request.headers['last-event-id'];
+  if (typeof lastEventId === 'string' && lastEventId !== '') {
+    // Resuming one of this session's call streams after a broken connection.
+    if (!session.replay.canResume(lastEventId)) {
+      throw gatewayError('REQUEST_INVALID', {
+        problem: 'Last-Event-ID names no event of this session that can be resumed from',
+      });
+    }
+    reply.hijack();
+    startEventStream(reply.raw);
+    if (!session.replay.resume(lastEventId, reply.raw)) reply.raw.end();
+    return;
   }
   reply.hijack();
   session.serverStream?.end();
