@@ -264,6 +264,10 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
   let sessionsCreated = 0;
   const descriptions: ToolDescriptions = { overrides: new Map(), live: new Set() };
 
+  /** A server with this upstream's tools (one per session, or per request when stateless). */
+  const newServer = () =>
+    buildServer(name, calls, options.extraTools, activity, options.blockTool, descriptions);
+
   async function handleStateful(req: IncomingMessage, res: ServerResponse, body: unknown) {
     const sessionId = header(req, 'mcp-session-id');
     const existing = sessionId === undefined ? undefined : sessions.get(sessionId);
@@ -279,14 +283,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
       sendJsonRpcError(res, 400, -32000, 'Bad Request: no session id; initialize first');
       return;
     }
-    const server = buildServer(
-      name,
-      calls,
-      options.extraTools,
-      activity,
-      options.blockTool,
-      descriptions,
-    );
+    const server = newServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse,
@@ -304,14 +301,7 @@ export async function startMcpUpstream(options: McpUpstreamOptions): Promise<Mcp
 
   async function handleStateless(req: IncomingMessage, res: ServerResponse, body: unknown) {
     // A fresh server and transport per request, as the SDK requires for stateless mode.
-    const server = buildServer(
-      name,
-      calls,
-      options.extraTools,
-      activity,
-      options.blockTool,
-      descriptions,
-    );
+    const server = newServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse,
