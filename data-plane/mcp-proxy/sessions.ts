@@ -98,9 +98,14 @@ export class ProxySessions {
   get(id: string): ProxySession | undefined {
     const session = this.#byId.get(id);
     if (session) {
-      session.lastUsedMs = Date.now();
-      this.#byId.delete(id);
-      this.#byId.set(id, session);
+      const now = Date.now();
+      // Moved to the recent end at most once a second: a busy session is not re-inserted on
+      // every message (the order only matters for evicting the least recently used).
+      if (now - session.lastUsedMs > 1_000) {
+        this.#byId.delete(id);
+        this.#byId.set(id, session);
+      }
+      session.lastUsedMs = now;
     }
     return session;
   }

@@ -82,6 +82,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     MCP_PROXY_PATH,
     {
       bodyLimit: limits.maxMessageBytes,
+      validatorCompiler: skipValidation,
       schema: routeSchema(
         'mcpProxyPost',
         'Send JSON-RPC messages to the MCP server through the proxy (Streamable HTTP).',
@@ -96,6 +97,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
   app.get(
     MCP_PROXY_PATH,
     {
+      validatorCompiler: skipValidation,
       schema: routeSchema('mcpProxyListen', "Open the session's server-to-client event stream.", {
         200: 'An event stream of what the upstream sends outside any request.',
       }),
@@ -105,6 +107,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
   app.delete(
     MCP_PROXY_PATH,
     {
+      validatorCompiler: skipValidation,
       schema: routeSchema('mcpProxyEndSession', 'End the MCP session.', {
         200: 'The session ended.',
       }),
@@ -116,6 +119,10 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     },
   );
 }
+
+const passThrough = (value: unknown) => ({ value });
+/** The params schema documents the route; the onRequest hook has checked the server id. */
+const skipValidation = () => passThrough;
 
 const JSON_RPC_ERROR_BODY = {
   type: 'object',
@@ -131,6 +138,8 @@ function routeSchema(operationId: string, summary: string, ok: Record<number, st
   }
   for (const status of [400, 401, 403, 404, 429]) response[status] = JSON_RPC_ERROR_BODY;
   return {
+    // Documents the contract (OpenAPI); the onRequest hook checks the server id itself, so
+    // Fastify does not validate it again on every message.
     operationId,
     summary,
     description:
