@@ -75,10 +75,12 @@ export type ParseResult =
       readonly hint: string | undefined;
     };
 
-const MAX_DEPTH = 64;
-const MAX_NODES = 100_000;
+/** How deep and how large the JSON of a governed call may be (the inspect body, proxied params). */
+export const MAX_DEPTH = 64;
+export const MAX_NODES = 100_000;
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
-const MODES: ReadonlySet<string> = new Set(EXECUTION_MODES);
+/** The execution modes, for checking a mode named in a request. */
+export const MODES: ReadonlySet<string> = new Set(EXECUTION_MODES);
 const RPC_MEMBERS: ReadonlySet<string> = new Set(Object.keys(jsonRpcCallSchema.shape));
 
 function isRecord(value: unknown): value is Record<string, unknown> {

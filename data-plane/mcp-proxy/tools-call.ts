@@ -14,17 +14,16 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
-import { createEventWaiter, EVENT_TYPES } from '../../shared/events/index.js';
-import { type ApprovalId, asApprovalId, type ServerId } from '../../shared/ids.js';
+import { type ApprovalId, asApprovalId, type ServerId, type TenantId } from '../../shared/ids.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
-import { findApproval } from '../../storage/approvals.js';
+import { waitForApprovalDecision } from '../approval-wait.js';
 import type { InspectAnswer } from '../governance/answers.js';
 import { answerDeny, answerMalformed } from '../governance/deny.js';
 import type { AgentExchange, DecisionOutlet, Exchange } from '../governance/exchange.js';
 import { sendAnswer } from '../governance/exchange.js';
 import { governKnownAgent, isBlock, screenCall } from '../governance/govern.js';
 import { NO_DELEGATION } from '../governance/identity.js';
-import type { InspectRequest } from '../governance/request.js';
+import { type InspectRequest, MAX_DEPTH, MAX_NODES, MODES } from '../governance/request.js';
 import { withinJsonBounds } from '../json-bounds.js';
 import type { CompiledAgent, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { McpProxyDependencies } from './dependencies.js';
@@ -33,10 +32,6 @@ import { responseOf, rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
 import { JSONRPC, type JsonRpcRequestMessage } from './transport/protocol.js';
 import type { CallStream } from './transport/response-stream.js';
-
-const MAX_DEPTH = 64;
-const MAX_NODES = 100_000;
-const MODES: ReadonlySet<string> = new Set(['production', 'simulation', 'shadow']);
 
 export interface ToolCallContext {
   readonly deps: McpProxyDependencies;
@@ -88,7 +83,7 @@ async function govern(
 }
 
 /** The execution mode: an allowed X-Execution-Mode header, else the agent's, else the tenant's. */
-export function proxyModeOf(
+function proxyModeOf(
   tenant: CompiledTenant,
   agent: CompiledAgent | undefined,
   headers: IncomingHttpHeaders,
@@ -293,39 +288,28 @@ function closedSignal(stream: CallStream): AbortSignal {
   return controller.signal;
 }
 
-/**
- * Waits until the approval is no longer pending, the wait ends or `stop` fires. Subscribes before
- * it reads, so a decision between the read and the wait is not missed.
- */
+/** Waits for the decision (approval-wait.ts), keeping the client's stream alive meanwhile. */
 async function waitForDecision(
   deps: McpProxyDependencies,
-  tenantId: string,
+  tenantId: TenantId,
   id: ApprovalId,
   waitMs: number,
   stop: AbortSignal,
   keepAlive: () => void,
 ): Promise<string> {
-  const deadline = Date.now() + waitMs;
-  const decided = createEventWaiter(
-    deps.approvalEvents.subscribe(
-      (event) =>
-        event.type === EVENT_TYPES.APPROVAL_RESOLVED &&
-        event.tenantId === tenantId &&
-        event.approval.id === id,
-    ),
-  );
   const timer = setInterval(keepAlive, deps.limits.keepAliveMs);
   timer.unref();
   try {
-    let approval = await findApproval(deps.db, tenantId as never, id);
-    while (approval?.status === 'pending' && Date.now() < deadline && !stop.aborted) {
-      const until = Math.min(deadline, approval.expiresAt.getTime());
-      await decided.wait(until - Date.now(), stop);
-      approval = await findApproval(deps.db, tenantId as never, id);
-    }
+    const events = deps.approvalEvents;
+    const approval = await waitForApprovalDecision(
+      { db: deps.db, events },
+      tenantId,
+      id,
+      waitMs,
+      stop,
+    );
     return approval?.status ?? 'expired';
   } finally {
     clearInterval(timer);
-    await decided.close();
   }
 }

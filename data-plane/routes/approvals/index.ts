@@ -6,11 +6,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { gatewayError } from '../../../shared/errors/index.js';
-import { createEventWaiter, EVENT_TYPES, type EventBus } from '../../../shared/events/index.js';
+import type { EventBus } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { type ApprovalId, asApprovalId, type TenantId } from '../../../shared/ids.js';
 import { type ApprovalRecord, findApproval } from '../../../storage/approvals.js';
 import type { Database } from '../../../storage/database.js';
+import { waitForApprovalDecision } from '../../approval-wait.js';
 import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema, sendError } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
@@ -116,30 +117,19 @@ async function waitForDecision(
   reply: FastifyReply,
   closing: AbortSignal,
 ): Promise<ApprovalRecord | undefined> {
-  const deadline = Date.now() + waitSeconds * 1000;
-  const decided = createEventWaiter(
-    deps.events.subscribe(
-      (event) =>
-        event.type === EVENT_TYPES.APPROVAL_RESOLVED &&
-        event.tenantId === tenantId &&
-        event.approval.id === id,
-    ),
-  );
   const clientGone = new AbortController();
   const onClose = () => clientGone.abort();
   reply.raw.once('close', onClose);
-  const stop = AbortSignal.any([clientGone.signal, closing]);
   try {
-    let approval = await findApproval(deps.db, tenantId, id);
-    while (approval?.status === 'pending' && Date.now() < deadline && !stop.aborted) {
-      const until = Math.min(deadline, approval.expiresAt.getTime());
-      await decided.wait(until - Date.now(), stop);
-      approval = await findApproval(deps.db, tenantId, id);
-    }
-    return approval;
+    return await waitForApprovalDecision(
+      deps,
+      tenantId,
+      id,
+      waitSeconds * 1000,
+      AbortSignal.any([clientGone.signal, closing]),
+    );
   } finally {
     reply.raw.off('close', onClose);
-    await decided.close();
   }
 }
 
