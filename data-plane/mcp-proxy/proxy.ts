@@ -27,7 +27,6 @@ import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
 import {
   JSONRPC,
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequestMessage,
   type JsonRpcResponseMessage,
@@ -304,7 +303,7 @@ export class McpProxy {
   ): Promise<void> {
     const inspectionId = randomUUID();
     const call = auditedCall(
-      { id: 'none', agentId: caller.agentId, serverId } as ProxySession,
+      { id: 'none', agentId: caller.agentId, serverId },
       message.id,
       message.method,
     );
@@ -347,5 +346,3 @@ function identityRequired(): Block {
     }),
   };
 }
-
-export type { JsonRpcId };

@@ -84,7 +84,7 @@ function answerUpstream(deps: McpProxyDependencies, session: ProxySession, respo
 
 /** What the audit entry of a message the proxy refused says about it. */
 export function auditedCall(
-  session: ProxySession,
+  session: Pick<ProxySession, 'id' | 'agentId' | 'serverId'>,
   id: JsonRpcId | null,
   method: string,
 ): InspectRequest {
