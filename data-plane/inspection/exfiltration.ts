@@ -6,6 +6,7 @@
 // order: secrets, destinations, bulk-export. Past the limits the answer is `inspection-limit`
 // (fail closed). Rules and reasons: docs/inspection-detectors.md.
 
+import { findSecret } from '../../shared/inspection/secrets.js';
 import { DomainAllowList, findDisallowedDestination } from './destinations.js';
 import {
   ArgumentWalker,
@@ -15,7 +16,6 @@ import {
   LIMIT_CANDIDATES,
   resolveInspectionLimits,
 } from './limits.js';
-import { findSecret } from './secrets.js';
 import { SQL_BULK_HINT, SqlAnalyzer } from './sql.js';
 import type { CallDetector, DetectorSignal, Finding } from './types.js';
 import { splitWords } from './words.js';

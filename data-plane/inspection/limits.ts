@@ -8,33 +8,16 @@
 // argument that was not inspected cannot be declared harmless. JSON cannot be cyclic, but a
 // container that is already on the stack is skipped rather than walked again.
 //
-// "Bytes" are UTF-16 code units (`string.length`): that is what scanning costs.
+// The bounds themselves live in shared/inspection/limits.ts (the control plane masks approval
+// arguments within the same ones).
 
+import {
+  DEFAULT_INSPECTION_LIMITS,
+  type InspectionLimits,
+} from '../../shared/inspection/limits.js';
 import type { Finding } from './types.js';
 
-export interface InspectionLimits {
-  /** Deepest container nesting walked; the arguments object itself is depth 1. */
-  readonly maxDepth: number;
-  /** Values visited (containers and leaves, including array holes). */
-  readonly maxNodes: number;
-  /** String leaves visited. */
-  readonly maxStrings: number;
-  /** Longest single string inspected. */
-  readonly maxStringBytes: number;
-  /** Total length of all strings inspected. */
-  readonly maxTotalBytes: number;
-  /** Expensive candidates examined per call: URLs/emails parsed, nested shell/SQL bodies. */
-  readonly maxCandidates: number;
-}
-
-export const DEFAULT_INSPECTION_LIMITS: InspectionLimits = Object.freeze({
-  maxDepth: 64,
-  maxNodes: 20_000,
-  maxStrings: 5_000,
-  maxStringBytes: 256 * 1024,
-  maxTotalBytes: 1024 * 1024,
-  maxCandidates: 1_000,
-});
+export { DEFAULT_INSPECTION_LIMITS, type InspectionLimits };
 
 /** Fills in defaults and validates once, when a detector is compiled (throws on bad options). */
 export function resolveInspectionLimits(limits?: Partial<InspectionLimits>): InspectionLimits {

@@ -45,8 +45,4 @@ export interface DetectorSignal {
 /** A compiled detector: pure, never throws, returns the first signal found or null. */
 export type CallDetector = (call: ToolCallView) => DetectorSignal | null;
 
-/** A rule that fired, before the detector attaches the argument path. */
-export interface Finding {
-  readonly kind: string;
-  readonly detail: string;
-}
+export type { Finding } from '../../shared/inspection/types.js';

@@ -5,6 +5,7 @@
 
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
+import { maskSecrets } from '../../../shared/inspection/index.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/approvals.js';
 import { resolveApproval } from '../../services/approvals.js';
 import { builder } from '../builder.js';
@@ -62,6 +63,15 @@ const ApprovalRef = builder.prismaObject('Approval', {
     arguments: t.expose('arguments', {
       type: 'JSON',
       description: 'The arguments of the call, for the operator to judge.',
+    }),
+    maskedArguments: t.field({
+      type: 'JSON',
+      description:
+        'The arguments with every secret the exfiltration detector finds (tokens, keys, JWTs, ' +
+        'private keys) replaced by `[secret: <kind>]`; past the inspection limits a value reads ' +
+        '`[not inspected: <limit>]`. Keys, numbers and booleans are kept.',
+      select: { arguments: true },
+      resolve: (approval) => maskSecrets(approval.arguments),
     }),
     callDigest: t.exposeString('callDigest', {
       description:

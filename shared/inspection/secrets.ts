@@ -5,6 +5,10 @@
 // known credential shapes by prefix and length, then, if 32–512 characters long, by entropy.
 // Fixed markers (PEM headers, connection-string keys) are found with indexOf. Findings name the
 // kind of secret only, never the value.
+//
+// Two entry points share the rules: `findSecret` answers the data plane's hot path (first finding
+// only, no allocation per run), `scanSecretSpans` reports where every secret is, for masking
+// (mask-secrets.ts). They must agree on whether a string holds a secret (a test pins that).
 
 import type { Finding } from './types.js';
 
@@ -169,6 +173,61 @@ export function findSecret(s: string, key: string | undefined): Finding | null {
   return null;
 }
 
+/** Receives one secret's span `[start, end)` of the scanned string and what it is. */
+export type SecretSpanVisitor = (start: number, end: number, finding: Finding) => void;
+
+/**
+ * Reports every secret in `s`, in no particular order; spans may overlap (a PEM block's body
+ * lines are runs too). Same rules and same `key` meaning as `findSecret`.
+ */
+export function scanSecretSpans(
+  s: string,
+  key: string | undefined,
+  visit: SecretSpanVisitor,
+): void {
+  const n = s.length;
+  if (n < MIN_RUN) return;
+  const pem = visitPemSpans(s, visit);
+  if (!pem && s.includes('"private_key"') && s.includes('service_account')) visit(0, n, GCP);
+  visitKeyValueSpans(s, 'AccountKey=', 40, AZURE_KEY, visit);
+  visitKeyValueSpans(s, 'SharedAccessKey=', 40, AZURE_KEY, visit);
+  if (s.includes('sv=')) visitKeyValueSpans(s, 'sig=', 20, AZURE_SAS, visit);
+  const awsKey = isAwsSecretKey(key);
+  let i = 0;
+  while (i < n) {
+    if (!isRunChar(s.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const a = i;
+    while (i < n && isRunChar(s.charCodeAt(i))) i++;
+    let b = i;
+    while (b < n && b - i < 2 && s.charCodeAt(b) === 61) b++;
+    if (b - a >= MIN_RUN || (s.startsWith('eyJ', a) && s.charCodeAt(b) === 46)) {
+      const jwt = jwtEnd(s, a, b);
+      if (jwt > 0) {
+        visit(a, jwt, JWT);
+        i = jwt;
+        continue;
+      }
+      const found = classifyRun(s, a, b, awsKey);
+      if (found !== null) visit(a, b, found);
+    }
+    i = b;
+  }
+}
+
+/** The end of the JWT whose header run is `[a, b)` (after its signature), or -1. */
+function jwtEnd(s: string, a: number, b: number): number {
+  if (!s.startsWith('eyJ', a) || s.charCodeAt(b) !== 46 || b - a > MAX_JWT_HEADER) return -1;
+  let c = b + 1;
+  while (c < s.length && isRunChar(s.charCodeAt(c))) c++;
+  if (c === b + 1 || s.charCodeAt(c) !== 46 || !jwtHeaderHasAlg(s.slice(a, b))) return -1;
+  let d = c + 1;
+  while (d < s.length && isRunChar(s.charCodeAt(d))) d++;
+  return d;
+}
+
 function classifyRun(s: string, a: number, b: number, awsKey: boolean): Finding | null {
   const length = b - a;
   if (s.startsWith('eyJ', a) && s.charCodeAt(b) === 46 && length <= MAX_JWT_HEADER) {
@@ -208,6 +267,52 @@ function hasPem(s: string): boolean {
     at = s.indexOf('-----BEGIN ', at + 11);
   }
   return false;
+}
+
+/** Each private-key PEM block, from its BEGIN line through its END line (or the string's end). */
+function visitPemSpans(s: string, visit: SecretSpanVisitor): boolean {
+  let found = false;
+  let at = s.indexOf('-----BEGIN ');
+  while (at >= 0) {
+    const end = s.indexOf('-----', at + 11);
+    if (end < 0) break;
+    let next = at + 11;
+    if (end - at <= 64) {
+      const label = s.slice(at + 11, end);
+      if (label.endsWith('PRIVATE KEY') || label.endsWith('PRIVATE KEY BLOCK')) {
+        found = true;
+        const footer = s.indexOf('-----END ', end + 5);
+        const close = footer < 0 ? -1 : s.indexOf('-----', footer + 9);
+        const stop = close < 0 ? s.length : close + 5;
+        visit(at, stop, PEM);
+        next = stop;
+      }
+    }
+    at = s.indexOf('-----BEGIN ', next);
+  }
+  return found;
+}
+
+/** The value of each `name` followed by at least `min` base64 characters. */
+function visitKeyValueSpans(
+  s: string,
+  name: string,
+  min: number,
+  finding: Finding,
+  visit: SecretSpanVisitor,
+): void {
+  let at = s.indexOf(name);
+  while (at >= 0) {
+    const start = at + name.length;
+    let i = start;
+    while (i < s.length) {
+      const c = s.charCodeAt(i);
+      if (!(isRunChar(c) || c === 61 || c === 37)) break;
+      i++;
+    }
+    if (i - start >= min) visit(start, i, finding);
+    at = s.indexOf(name, i);
+  }
 }
 
 /** `name` followed by at least `min` base64 characters. */
