@@ -1,8 +1,9 @@
 // The control plane as one Fastify plugin: GraphQL (queries, mutations, subscriptions over
-// graphql-ws), the management REST routes (credential issue, OAuth client registration) and, when the process feeds remote
+// graphql-ws), the operator console at /console, the management REST routes (credential issue, OAuth client registration) and, when the process feeds remote
 // data planes, the configuration stream. The composition (runtime/) registers it on the shared
 // HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
+import { consolePlugin } from './console/plugin.js';
 import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
 import { agentIdentityRoutes } from './routes/agent-identity.js';
@@ -15,6 +16,8 @@ import { configStreamPlugin } from './stream/plugin.js';
 export interface ControlPlaneDependencies extends GraphQLDependencies {
   /** The configuration stream to remote data planes; absent when the data plane is in-process. */
   readonly configStream?: ConfigStreamHub | undefined;
+  /** The built operator console; default: web-console/dist of the installed package. */
+  readonly consoleDir?: string | undefined;
 }
 
 export async function controlPlanePlugin(
@@ -26,6 +29,7 @@ export async function controlPlanePlugin(
   await app.register(oauthRegisterRoutes, deps);
   await app.register(agentsSpawnRoutes, deps);
   await app.register(agentIdentityRoutes, deps);
+  await app.register(consolePlugin, { dir: deps.consoleDir });
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
   }

@@ -47,6 +47,11 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   // The agent's identity proof authenticates the authorization request (docs/oauth.md).
   'GET /oauth/authorize',
   'POST /oauth/authorize',
+  // The operator console's page and files; it signs in with an API key itself (docs/console.md).
+  'GET /console',
+  'GET /console/:screen',
+  'GET /console/:screen/:item',
+  'GET /console/assets/:file',
 ]);
 
 export const API_KEY_SCHEME = 'apiKey';

@@ -302,6 +302,13 @@ export const ERROR_CODES = {
       'The compliance batch exceeds a limit (items, tool calls, policy size or evaluation work).',
     hint: 'Split the batch; the answer names the limit, its maximum and the value sent.',
   },
+  CONSOLE_NOT_BUILT: {
+    status: 503,
+    message: 'the operator console is not built (no {file})',
+    summary:
+      'The gateway serves the console from web-console/dist, which `npm install` and `npm run build` create; this installation has none.',
+    hint: 'Run `npm run build:console` in the gateway folder (or `npm install`, which builds it), then reload /console.',
+  },
   NOT_FOUND: {
     status: 404,
     message: 'no {resource}',

@@ -1,0 +1,69 @@
+// The console's GraphQL client: urql over HTTP for queries and mutations, graphql-ws for
+// subscriptions, both authenticated by the signed-in API key. The CSRF header lets yoga's CSRF
+// prevention accept the requests. Every reconnect of the socket after the first is reported, so
+// live lists can reload what they may have missed while it was down.
+import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
+import { createClient as createSocketClient } from 'graphql-ws';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export interface ConsoleClient {
+  readonly client: Client;
+  /** Called after the socket connects again following a drop; returns an unsubscribe. */
+  onReconnect(listener: () => void): () => void;
+  dispose(): void;
+}
+
+export function authHeaders(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, 'x-agent-gateway-csrf': '1' };
+}
+
+export function createConsoleClient(apiKey: string): ConsoleClient {
+  const listeners = new Set<() => void>();
+  let connections = 0;
+  const socketUrl = new URL(GRAPHQL_PATH, window.location.href);
+  socketUrl.protocol = socketUrl.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = createSocketClient({
+    url: socketUrl.toString(),
+    connectionParams: { authorization: `Bearer ${apiKey}` },
+    lazy: true,
+    retryAttempts: Number.POSITIVE_INFINITY,
+    shouldRetry: () => true,
+    on: {
+      connected: () => {
+        connections += 1;
+        if (connections > 1) for (const listener of listeners) listener();
+      },
+    },
+  });
+  const client = new Client({
+    url: GRAPHQL_PATH,
+    requestPolicy: 'cache-and-network',
+    fetchOptions: () => ({ headers: authHeaders(apiKey) }),
+    exchanges: [
+      fetchExchange,
+      subscriptionExchange({
+        forwardSubscription(request) {
+          const input = { ...request, query: request.query ?? '' };
+          return {
+            subscribe(sink) {
+              const unsubscribe = socket.subscribe(input, sink);
+              return { unsubscribe };
+            },
+          };
+        },
+      }),
+    ],
+  });
+  return {
+    client,
+    onReconnect(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    dispose() {
+      listeners.clear();
+      void socket.dispose();
+    },
+  };
+}

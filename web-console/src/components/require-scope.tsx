@@ -1,0 +1,27 @@
+// Shows its children only to a key with the scope; otherwise says which scope is missing and what
+// it would allow, so an operator knows what key to ask for.
+import { Alert, Code } from '@mantine/core';
+import { IconLock } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { useSession } from '../session/session.tsx';
+
+export function RequireScope({
+  scope,
+  to,
+  children,
+}: {
+  scope: string;
+  /** What the scope allows here, completing "Your API key lacks <scope>, needed to …". */
+  to: string;
+  children: ReactNode;
+}) {
+  const { hasScope } = useSession();
+  if (hasScope(scope)) return <>{children}</>;
+  return (
+    <Alert color="gray" icon={<IconLock size={18} />} title="Not allowed with this key">
+      Your API key lacks the <Code>{scope}</Code> scope, needed to {to}. Sign in with a key that has
+      it (a key with <Code>keys:manage</Code> creates one with the <Code>createApiKey</Code>{' '}
+      mutation).
+    </Alert>
+  );
+}
