@@ -68,7 +68,7 @@ export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
         colorScheme: options.colorScheme ?? 'light',
       });
       // An upper bound for a broken page, not a pace: every wait is for an element or a request.
-      context.setDefaultTimeout(20_000);
+      context.setDefaultTimeout(30_000);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('console', (message) => {
