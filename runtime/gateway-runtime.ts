@@ -22,6 +22,7 @@ import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
 import type { ProxyLimits } from '../data-plane/mcp-proxy/dependencies.js';
 import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessions.js';
 import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
+import { DecisionCountsWriter } from '../data-plane/metrics/decision-counts-writer.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
@@ -42,6 +43,7 @@ import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
 import type { Database } from '../storage/database.js';
+import { localReporter } from '../storage/decision-counts.js';
 import { withStorableText } from '../storage/storable-audit.js';
 import { registerTokenSigningKey } from './token-signing-key.js';
 
@@ -86,6 +88,11 @@ export interface GatewayRuntime {
   readonly killFanOut: KillFanOut | undefined;
   /** This process's name: a kill's receivedBy and its confirmation (default `local`). */
   readonly processName: string;
+  /**
+   * Writes the in-process data plane's decision tally (role `all`); `start()` it once migrated.
+   * A remote data plane reports its tally over the config stream instead.
+   */
+  readonly decisionCounts: DecisionCountsWriter | undefined;
   /**
    * Upserts the signing key's public half into token_signing_keys (a no-op without a key): call
    * it after migrations and before the first snapshot is built, so the JWKS lists the key.
@@ -294,6 +301,16 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     // Kill deltas go to the connected data planes, which acknowledge them on the ack endpoint.
     killFanOut?.addSink(new HubKillSink(configStream));
   }
+  // With both planes here, the tally goes straight to the database (and before each decisionStats).
+  const decisionCounts =
+    role === 'all'
+      ? new DecisionCountsWriter({
+          db,
+          tally: metrics.decisions,
+          reporter: localReporter(processName),
+          logger,
+        })
+      : undefined;
   if (role !== 'data-plane') {
     await app.register(controlPlanePlugin, {
       db,
@@ -306,6 +323,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       keyCustody,
       authenticate: (authorization) => authenticateCaller(authorization, store),
       killAgent: (input) => killSwitch.kill(input).then((outcome) => outcome.answer),
+      flushDecisionStats: decisionCounts ? () => decisionCounts.flush() : undefined,
     });
   }
   return {
@@ -329,6 +347,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     killSwitch,
     killFanOut,
     processName,
+    decisionCounts,
     async registerTokenSigningKey() {
       if (options.tokenSigningKey && role !== 'control-plane') {
         await registerTokenSigningKey(db, options.tokenSigningKey);
@@ -343,6 +362,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       await keyUsage.stop();
       await issuedTokens.stop();
       await delegationLinks.stop();
+      await decisionCounts?.stop();
       await audit.close();
       await upstream.close();
       mcpSessions.closeAll();

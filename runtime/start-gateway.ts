@@ -59,6 +59,7 @@ export function startGateway(
       await runtime.registerTokenSigningKey();
       await runtime.publisher.start();
       runtime.toolRefresher.start();
+      runtime.decisionCounts?.start();
       markReady(readiness, logger, { url });
     },
   });

@@ -35,6 +35,11 @@ export interface GraphQLDependencies {
    * composition like `authenticate`. Always given by runtime/gateway-runtime.ts.
    */
   readonly killAgent?: KillAgent | undefined;
+  /**
+   * Writes the in-process data plane's decision tally now (runtime of `start`): decisionStats
+   * calls it first, so it sees every decision this process made before the query.
+   */
+  readonly flushDecisionStats?: (() => Promise<void>) | undefined;
 }
 
 /** Kills an agent of the tenant and answers as the REST kill does (docs/kill-switch.md). */

@@ -66,8 +66,18 @@ export async function graphqlPlugin(
   app: FastifyInstance,
   options: GraphQLPluginOptions,
 ): Promise<void> {
-  const { db, audit, authenticate, publisher, tools, events, keyCustody, publicUrl, killAgent } =
-    options;
+  const {
+    db,
+    audit,
+    authenticate,
+    publisher,
+    tools,
+    events,
+    keyCustody,
+    publicUrl,
+    killAgent,
+    flushDecisionStats,
+  } = options;
   const introspection = options.introspection ?? readIntrospectionSwitch();
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
@@ -100,6 +110,7 @@ export async function graphqlPlugin(
       keyCustody,
       publicUrl,
       killAgent,
+      flushDecisionStats,
       caller:
         caller ?? callers.get(req as FastifyRequest) ?? authenticate(req.headers.authorization),
     }),

@@ -62,7 +62,8 @@ export function answerStatus(answer: InspectAnswer): number {
 }
 
 /**
- * Delivers the answer with its status, counts it, and logs the decision in one structured line:
+ * Delivers the answer with its status, counts it (the /metrics histogram and the decision tally
+ * of decisionStats), and logs the decision in one structured line:
  * denies, holds and failed forwards at info, plain allows at debug (they are counted in
  * agent_gateway_inspect_duration_seconds either way). The line names the call, never its
  * arguments, headers or keys.
@@ -75,9 +76,16 @@ export function sendAnswer(
   const { outlet } = target;
   const seconds = outlet.elapsedSeconds();
   observeInspectDuration(deps.metrics, answer, seconds);
+  const call = target.call;
+  deps.metrics.decisions.count(
+    target.tenant.id,
+    answer.decision,
+    call?.serverId,
+    call?.toolName,
+    answer.reasonCode,
+  );
   const level = answer.reasonCode === null ? 'debug' : 'info';
   if (deps.logger.isLevelEnabled(level)) {
-    const call = target.call;
     deps.logger[level](
       {
         inspectionId: answer.inspectionId,

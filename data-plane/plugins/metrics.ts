@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { DecisionTally } from '../metrics/decision-tally.js';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -20,6 +21,8 @@ export interface GatewayMetrics {
   readonly oauthClientAuthFailures: Counter<'outcome'>;
   readonly mcpProxySessions: Gauge;
   readonly mcpProxyMessages: Counter<'kind'>;
+  /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
+  readonly decisions: DecisionTally;
 }
 
 const LATENCY_BUCKETS = [
@@ -108,6 +111,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       labelNames: ['kind'],
       registers: [registry],
     }),
+    decisions: new DecisionTally(),
   };
 }
 
