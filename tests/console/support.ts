@@ -28,8 +28,13 @@ if (!existsSync(consoleIndex)) {
   throw new Error(`${consoleIndex} is missing: run \`npm run build:console\` before these tests`);
 }
 
-/** `describe` that runs only where Chromium is installed. */
-export const describeInBrowser = hasChromium ? describe : describe.skip;
+/**
+ * `describe` that runs only where Chromium is installed, with room for a browser's start and a
+ * busy machine (an upper bound: every step waits for an element or an event).
+ */
+export function describeInBrowser(name: string, body: () => void): void {
+  (hasChromium ? describe : describe.skip)(name, { timeout: 120_000 }, body);
+}
 
 /** PLATFORM.md's flags: headless, and no background traffic to a closed network. */
 const CHROMIUM_ARGS = [
