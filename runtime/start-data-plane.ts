@@ -59,6 +59,8 @@ export async function startDataPlane(
         heartbeatMs: config.streamHeartbeatMs,
         apply: (snapshot) => applySnapshot(store, snapshot, metrics, logger),
         applyKill: (delta) => killApplier.apply(delta),
+        // Reported to the control plane after each heartbeat (decisionStats).
+        decisions: metrics.decisions,
       });
       client = stream;
       await stream.loadPersisted();

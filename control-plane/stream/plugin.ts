@@ -5,8 +5,9 @@
 //        client is behind and on every new version, `kill` (a kill delta, id `kill:<seq>`) for
 //        every kill after the cursor before anything else, then as kills commit, `heartbeat`
 //        every 15 s (and once right after the catch-up: the client is then caught up).
-//   POST /api/v1/control-plane/data-planes/ack { version } | { kill, aborted }: the snapshot
-//        version, or the kill delta, the data plane applied.
+//   POST /api/v1/control-plane/data-planes/ack { version } | { kill, aborted } | { decisions }:
+//        the snapshot version, or the kill delta, the data plane applied; or the decisions it
+//        counted since its last report (sent after each heartbeat), added to decision_counts.
 // Both authenticate the data-plane credential (`Authorization: Bearer agdp_…`), not an API key.
 // A credential revoked while its stream is open (`data-plane revoke`, possibly from another
 // process) is noticed by a sweep every heartbeat period: one query over the connected data
@@ -15,10 +16,17 @@ import type { FastifyInstance } from 'fastify';
 import {
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
+  type DecisionReport,
   HEARTBEAT_INTERVAL_MS,
 } from '../../shared/config-stream/protocol.js';
+import {
+  DECISION_OUTCOMES,
+  MAX_DECISION_NAME_LENGTH,
+  MAX_DECISION_REPORT_ROWS,
+} from '../../shared/decisions/decision-counts.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
+import { writeDecisionCounts } from '../../storage/decision-counts.js';
 import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
 import { authenticateDataPlane, findRevokedDataPlanes } from './credentials.js';
 import type { ConfigStreamHub } from './hub.js';
@@ -38,7 +46,26 @@ interface StreamQuery {
   kills?: number;
 }
 
-type AckBody = { version: number } | { kill: number; aborted: number };
+type AckBody = { version: number } | { kill: number; aborted: number } | DecisionReport;
+
+const NAME = { type: 'string', maxLength: MAX_DECISION_NAME_LENGTH } as const;
+/** One DecisionCountRow, every field required, nothing else (see the body's propertyNames). */
+const DECISION_ROW = {
+  type: 'object',
+  required: ['tenantId', 'minute', 'outcome', 'serverId', 'toolName', 'reasonCode', 'count'],
+  propertyNames: {
+    enum: ['tenantId', 'minute', 'outcome', 'serverId', 'toolName', 'reasonCode', 'count'],
+  },
+  properties: {
+    tenantId: { type: 'string', minLength: 1, maxLength: MAX_DECISION_NAME_LENGTH },
+    minute: { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000, multipleOf: 60_000 },
+    outcome: { type: 'string', enum: [...DECISION_OUTCOMES] },
+    serverId: NAME,
+    toolName: NAME,
+    reasonCode: { type: 'string', pattern: '^[A-Z0-9_]{0,100}$' },
+    count: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+  },
+} as const;
 
 export async function configStreamPlugin(
   app: FastifyInstance,
@@ -166,28 +193,53 @@ export async function configStreamPlugin(
     DATA_PLANE_ACK_PATH,
     {
       schema: {
-        summary: 'A data plane reports the snapshot version or the kill delta it applied',
+        summary:
+          'A data plane reports the snapshot version or the kill delta it applied, or its decision counts',
         body: {
           type: 'object',
           // Not additionalProperties: the server's validator would strip unknown fields silently.
-          propertyNames: { enum: ['version', 'kill', 'aborted'] },
+          propertyNames: { enum: ['version', 'kill', 'aborted', 'decisions'] },
           properties: {
             version: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
             kill: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
             aborted: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+            decisions: { type: 'array', maxItems: MAX_DECISION_REPORT_ROWS, items: DECISION_ROW },
           },
           oneOf: [
             {
               required: ['version'],
-              not: { anyOf: [{ required: ['kill'] }, { required: ['aborted'] }] },
+              not: {
+                anyOf: [
+                  { required: ['kill'] },
+                  { required: ['aborted'] },
+                  { required: ['decisions'] },
+                ],
+              },
             },
-            { required: ['kill', 'aborted'], not: { required: ['version'] } },
+            {
+              required: ['kill', 'aborted'],
+              not: { anyOf: [{ required: ['version'] }, { required: ['decisions'] }] },
+            },
+            {
+              required: ['decisions'],
+              not: {
+                anyOf: [
+                  { required: ['version'] },
+                  { required: ['kill'] },
+                  { required: ['aborted'] },
+                ],
+              },
+            },
           ],
         },
         response: {
           200: {
             type: 'object',
-            properties: { version: { type: 'integer' }, kill: { type: 'integer' } },
+            properties: {
+              version: { type: 'integer' },
+              kill: { type: 'integer' },
+              decisions: { type: 'integer' },
+            },
           },
         },
       },
@@ -205,9 +257,18 @@ export async function configStreamPlugin(
         );
         return { kill: body.kill };
       }
+      if ('decisions' in body) {
+        // Counted by that data plane; rows of tenants that no longer exist are dropped.
+        await writeDecisionCounts(db, plane.id, body.decisions);
+        request.log.debug(
+          { dataPlane: plane.name, rows: body.decisions.length },
+          'data plane reported decision counts',
+        );
+        return { decisions: body.decisions.length };
+      }
       if (!('version' in body)) {
         throw gatewayError('REQUEST_INVALID', {
-          problem: 'body must be {version} or {kill, aborted}',
+          problem: 'body must be {version}, {kill, aborted} or {decisions}',
         });
       }
       const { version } = body;

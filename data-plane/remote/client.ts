@@ -12,18 +12,26 @@
 // the control plane first sends every kill it missed, then a heartbeat: only then is the stream
 // `live` again. Until then (`uncertain`), or once nothing has arrived for three heartbeats
 // (`stale`), the kill guard (kill-guard.ts) reads the kill table before a request is served.
+//
+// Decision counts (decisionStats): after each heartbeat the client drains the data plane's
+// decision tally and posts it on the ack endpoint (`{ decisions }`), one report at a time. A
+// report that fails in transit or is refused for a passing reason goes back into the tally for
+// the next heartbeat (the tally bounds what it keeps); one refused as malformed (400) is dropped.
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import {
   type AgentKillDelta,
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
+  type DecisionReport,
   HEARTBEAT_EVENT,
   HEARTBEAT_INTERVAL_MS,
   KILL_EVENT,
   SNAPSHOT_EVENT,
 } from '../../shared/config-stream/protocol.js';
+import { MAX_DECISION_REPORT_ROWS } from '../../shared/decisions/decision-counts.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import type { DecisionTally } from '../metrics/decision-tally.js';
 import type { SnapshotApplyResult } from '../store/snapshot-store.js';
 import { SseParser } from '../upstream/sse-parser.js';
 import { loadSnapshot, saveSnapshot } from './persistence.js';
@@ -41,6 +49,8 @@ export interface ConfigStreamClientOptions {
    * for kills nor applies them.
    */
   readonly applyKill?: (delta: AgentKillDelta) => { applied: boolean; aborted: number };
+  /** The decision tally reported after each heartbeat; without it nothing is reported. */
+  readonly decisions?: Pick<DecisionTally, 'size' | 'drain' | 'restore'> | undefined;
   /** The control plane's heartbeat period; stale after three of them. Default 15 s. */
   readonly heartbeatMs?: number;
   /** Where the last good snapshot is kept. */
@@ -77,6 +87,8 @@ export class ConfigStreamClient {
   #heardAt = performance.now();
   /** Connected and past the catch-up of the current connection. */
   #caughtUp = false;
+  /** A decision report is on its way (one at a time). */
+  #reporting: Promise<void> | undefined;
   readonly #staleAfterMs: number;
 
   constructor(options: ConfigStreamClientOptions) {
@@ -143,6 +155,25 @@ export class ConfigStreamClient {
     this.#wake?.();
     await this.#running;
     await this.#persisting;
+    await this.#reporting;
+  }
+
+  /** Posts the decisions counted since the last report, unless one is on its way. */
+  #reportDecisions(): void {
+    const tally = this.#options.decisions;
+    if (!tally || tally.size === 0 || this.#reporting) return;
+    const rows = tally.drain();
+    // What one report may not carry goes back at once, for the next heartbeat.
+    if (rows.length > MAX_DECISION_REPORT_ROWS)
+      tally.restore(rows.splice(MAX_DECISION_REPORT_ROWS));
+    const report: DecisionReport = { decisions: rows };
+    this.#reporting = this.#post(report, 'decision report')
+      .then((status) => {
+        if (status !== 200 && status !== 400) tally.restore(rows);
+      })
+      .finally(() => {
+        this.#reporting = undefined;
+      });
   }
 
   async #run(): Promise<void> {
@@ -214,7 +245,10 @@ export class ConfigStreamClient {
       else if (event.event === SNAPSHOT_EVENT) {
         this.#onSnapshot(event.data, event.id);
         this.#caughtUp = true;
-      } else if (event.event === HEARTBEAT_EVENT) this.#caughtUp = true;
+      } else if (event.event === HEARTBEAT_EVENT) {
+        this.#caughtUp = true;
+        this.#reportDecisions();
+      }
       return undefined;
     });
     try {
@@ -328,6 +362,14 @@ export class ConfigStreamClient {
     body: { version: number } | { kill: number; aborted: number },
     what: 'snapshot' | 'kill',
   ): Promise<void> {
+    await this.#post(body, `${what} acknowledgement`);
+  }
+
+  /** POSTs `body` to the ack endpoint; the status, or 0 when no answer came. Never throws. */
+  async #post(
+    body: { version: number } | { kill: number; aborted: number } | DecisionReport,
+    what: string,
+  ): Promise<number> {
     try {
       const response = await request(new URL(DATA_PLANE_ACK_PATH, this.#options.controlPlaneUrl), {
         method: 'POST',
@@ -341,10 +383,12 @@ export class ConfigStreamClient {
       });
       await response.body.dump();
       if (response.statusCode !== 200) {
-        this.#logger.warn({ status: response.statusCode }, `${what} acknowledgement refused`);
+        this.#logger.warn({ status: response.statusCode }, `${what} refused`);
       }
+      return response.statusCode;
     } catch (error) {
-      this.#logger.warn({ reason: (error as Error).message }, `${what} acknowledgement failed`);
+      this.#logger.warn({ reason: (error as Error).message }, `${what} failed`);
+      return 0;
     }
   }
 

@@ -1,5 +1,6 @@
 // The configuration stream's wire protocol (docs/config-push.md), shared by the control plane that
 // serves it and the data planes that consume it, so the two sides cannot drift apart.
+import type { DecisionCountRow } from '../decisions/decision-counts.js';
 import type { StatusListConfig } from '../snapshot/index.js';
 
 /**
@@ -9,7 +10,10 @@ import type { StatusListConfig } from '../snapshot/index.js';
  * "caught up" (docs/config-push.md, Deltas: kills).
  */
 export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
-/** POST `{ version }` (a snapshot applied) or a KillAcknowledgement `{ kill, aborted }`. */
+/**
+ * POST `{ version }` (a snapshot applied), a KillAcknowledgement `{ kill, aborted }`, or a
+ * DecisionReport `{ decisions }` (the decisions counted since the last report).
+ */
 export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
 /** The SSE event carrying a whole snapshot as JSON, with id `<epoch>:<version>`. */
@@ -45,4 +49,13 @@ export interface KillAcknowledgement {
   readonly kill: number;
   /** In-flight executions of the agent this data plane aborted when it applied the delta. */
   readonly aborted: number;
+}
+
+/**
+ * The body a data plane posts to the ack endpoint after each heartbeat it receives: its decision
+ * tally, drained (at most MAX_DECISION_REPORT_ROWS rows; the rest goes with the next one). The
+ * control plane adds the rows to decision_counts under the reporting data plane's id.
+ */
+export interface DecisionReport {
+  readonly decisions: readonly DecisionCountRow[];
 }
