@@ -60,7 +60,8 @@ export function startGateway(
       await runtime.publisher.start();
       runtime.toolRefresher.start();
       runtime.decisionCounts?.start();
-      markReady(readiness, logger, { url });
+      // The operator console is where a new user goes next (README quickstart).
+      markReady(readiness, logger, { url, console: `${url}/console` });
     },
   });
 }
