@@ -1,5 +1,5 @@
 // The data plane's own count of its decisions, per tenant and minute (decisionStats in GraphQL,
-// docs/observability.md). Fed where every decision leaves the pipeline (governance/exchange.ts
+// docs/graphql.md). Fed where every decision leaves the pipeline (governance/exchange.ts
 // `sendAnswer`, beside the /metrics histogram), drained by whoever reports it: the in-process
 // writer of `start`, or the config stream client with each heartbeat.
 //
