@@ -117,6 +117,14 @@ async function until<T>(
     await updateGatewayPolicy(db, tenantId, { trustedServers: ['files'] }, 'test');
 
     let dataPlane = await startDataPlane(controlPlane.url);
+    // The operator console is the control plane's, on the origin of /graphql; data planes have none.
+    const consolePage = await fetch(`${controlPlane.url}/console`);
+    expect(consolePage.status).toBe(200);
+    expect(consolePage.headers.get('content-security-policy')).toContain("script-src 'self'");
+    await consolePage.arrayBuffer();
+    const noConsole = await fetch(`${dataPlane.url}/console`);
+    expect(noConsole.status).toBe(404);
+    await noConsole.arrayBuffer();
     const inspect = async (): Promise<number> => {
       const response = await fetch(`${dataPlane.url}/api/v1/mcp/gateway/inspect`, {
         method: 'POST',
