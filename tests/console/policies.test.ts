@@ -1,0 +1,202 @@
+// The Policies screen in Chromium against a real gateway: a draft's engine errors appear at their
+// line and column (list, gutter marker and underline) and block publishing; a fixed draft is tried
+// against sample calls, published, pinned and unpinned, and then really decides inspect; the
+// gateway policy form saves a change that survives a reload and shows an invalid field's error.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { inspectBody } from '../support/gateway.js';
+import {
+  type ConsoleBrowser,
+  type ConsoleGateway,
+  describeInBrowser,
+  launchConsoleBrowser,
+  signIn,
+  startConsoleGateway,
+} from './support.js';
+
+const policyText = (action: string) => `version: "1.0.0"
+policyName: console-guard
+targetAgents: ["*"]
+rules:
+  - ruleId: block_share
+    action: ${action}
+    condition: "tool.name == 'share_document'"
+    alertSeverity: CRITICAL
+  - ruleId: hold_transfer
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'wire_transfer' && args.amount > 1000"
+    alertSeverity: MEDIUM
+`;
+const URI = 'svc://console-guard@1.0.0';
+
+async function openPolicies(page: Page): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Screens' })
+    .getByRole('link', { name: 'Policies' })
+    .click();
+  await page.getByRole('heading', { name: 'Policies', level: 2 }).waitFor();
+}
+
+/**
+ * Replaces the editor's text as a paste does: CodeMirror inserts the clipboard text itself.
+ * (Playwright's fill() edits the contenteditable through the browser's editing commands, which
+ * write inline style attributes the CSP rightly refuses; no user action does that.)
+ */
+async function pasteInto(page: Page, name: string, text: string): Promise<void> {
+  const editor = page.getByRole('textbox', { name });
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await editor.evaluate((element, pasted) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', pasted);
+    element.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  }, text);
+}
+
+/** Whether the vertical centre of `marker` lies inside the box of `line`. */
+async function sameRow(page: Page, marker: string, line: number): Promise<boolean> {
+  const markerBox = await page.locator(marker).first().boundingBox();
+  const lineBox = await page
+    .locator('.cm-content .cm-line')
+    .nth(line - 1)
+    .boundingBox();
+  if (!markerBox || !lineBox) return false;
+  const centre = markerBox.y + markerBox.height / 2;
+  return centre >= lineBox.y && centre <= lineBox.y + lineBox.height;
+}
+
+describeInBrowser('operator console: policies', () => {
+  let gateway: ConsoleGateway;
+  let browser: ConsoleBrowser;
+
+  beforeAll(async () => {
+    gateway = await startConsoleGateway();
+    await gateway.setPolicy(gateway.tenant.id, { trustedServers: ['files'] });
+    browser = await launchConsoleBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+  });
+
+  it('shows a draft error at its line and column, then publishes a fixed draft that governs inspect', async () => {
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openPolicies(page);
+    await page.getByText('No policy is published in this tenant yet.').waitFor();
+    await page.getByRole('button', { name: 'New policy' }).click();
+    const publish = page.getByRole('button', { name: 'Publish' });
+
+    // `action: BLOK` is on line 6; its value starts at column 13.
+    await pasteInto(page, 'Policy source', policyText('BLOK'));
+    const problems = page.getByRole('list', { name: 'Problems in the draft' });
+    await problems.getByText('line 6, column 13: action must be one of').waitFor();
+    await page.locator('.cm-content .cm-line').nth(5).locator('.cm-lintRange-error').waitFor();
+    expect(await page.locator('.cm-content .cm-line').nth(5).textContent()).toContain('BLOK');
+    expect(await page.locator('.cm-lint-marker-error').count()).toBe(1);
+    expect(await sameRow(page, '.cm-lint-marker-error', 6)).toBe(true);
+    expect(await publish.isDisabled()).toBe(true);
+
+    await pasteInto(page, 'Policy source', policyText('BLOCK'));
+    await page.getByText(/^Valid, content hash/).waitFor();
+    expect(await page.locator('.cm-lint-marker-error').count()).toBe(0);
+    expect(await publish.isEnabled()).toBe(true);
+
+    // Try it: one blocked call and one held call, decided by the unpublished draft.
+    await page.getByLabel('Tool name 1', { exact: true }).fill('share_document');
+    await page.getByRole('button', { name: 'Add call' }).click();
+    await page.getByLabel('Tool name 2', { exact: true }).fill('wire_transfer');
+    await page.getByLabel('Arguments 2', { exact: true }).fill('{"amount": 5000}');
+    await page.getByRole('button', { name: 'Evaluate calls' }).click();
+    const decisions = page.getByRole('table', { name: 'Decisions of the sample calls' });
+    const blocked = decisions.getByRole('row').filter({ hasText: 'share_document' });
+    await blocked.getByText('deny', { exact: true }).waitFor();
+    await blocked.getByText('block_share').waitFor();
+    await blocked.getByText('NPL_POLICY_BLOCK').waitFor();
+    const held = decisions.getByRole('row').filter({ hasText: 'wire_transfer' });
+    await held.getByText('require_human_approval').waitFor();
+    await held.getByText('hold_transfer').waitFor();
+    await held.getByText('NPL_REQUIRE_HUMAN').waitFor();
+
+    await publish.click();
+    const versions = page.getByRole('table', { name: 'Versions of console-guard' });
+    await versions.getByRole('row').filter({ hasText: '1.0.0' }).waitFor();
+    await page.getByRole('heading', { name: 'console-guard', level: 3 }).waitFor();
+
+    // The published version decides an inspect that names it.
+    await gateway.sync();
+    const named = await gateway.inspect(
+      inspectBody(gateway.tenant.agentId, { tool: 'share_document', policy: URI }),
+    );
+    expect(named.body).toMatchObject({
+      decision: 'deny',
+      reasonCode: 'NPL_POLICY_BLOCK',
+      ruleId: 'block_share',
+      policy: URI,
+    });
+    const allowed = await gateway.inspect(
+      inspectBody(gateway.tenant.agentId, { tool: 'read_file', policy: URI }),
+    );
+    expect(allowed.body.decision).toBe('allow');
+
+    // Pinned, it decides every inspect; unpinned, no longer.
+    await page.getByRole('button', { name: `Pin ${URI}`, exact: true }).click();
+    await versions.getByText('pinned', { exact: true }).waitFor();
+    await gateway.sync();
+    const pinned = await gateway.inspect(
+      inspectBody(gateway.tenant.agentId, { tool: 'share_document' }),
+    );
+    expect(pinned.body).toMatchObject({ decision: 'deny', ruleId: 'block_share' });
+    await page.getByRole('button', { name: `Unpin ${URI}` }).click();
+    await page.getByRole('button', { name: `Pin ${URI}`, exact: true }).waitFor();
+    expect(await versions.getByText('pinned', { exact: true }).count()).toBe(0);
+    await gateway.sync();
+    const unpinned = await gateway.inspect(
+      inspectBody(gateway.tenant.agentId, { tool: 'share_document' }),
+    );
+    expect(unpinned.body.decision).toBe('allow');
+
+    // A published version's source, and the start of its next version.
+    await page.getByRole('button', { name: `View source of ${URI}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Source of ${URI}` });
+    await dialog.getByText('hold_transfer', { exact: false }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: `Edit ${URI} as a new version` }).click();
+    await page.locator('.cm-content .cm-line').first().getByText('version: "1.0.1"').waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('saves a gateway policy change that survives a reload and shows a field error from the API', async () => {
+    const { page, errors } = await browser.newPage({ colorScheme: 'dark' });
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openPolicies(page);
+    await page.getByRole('tab', { name: 'Gateway policy' }).click();
+    const blockedTools = page.getByRole('combobox', { name: 'Blocked tools' });
+    await blockedTools.fill('legacy_tool');
+    await blockedTools.press('Enter');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The gateway policy is published.').waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Policies', level: 2 }).waitFor();
+    await page.getByRole('tab', { name: 'Gateway policy' }).click();
+    await page.getByText('Last changed').waitFor();
+    const pill = page.locator('.mantine-TagsInput-pill').filter({ hasText: 'legacy_tool' });
+    await pill.waitFor();
+    await gateway.sync();
+    const refused = await gateway.inspect(
+      inspectBody(gateway.tenant.agentId, { tool: 'legacy_tool' }),
+    );
+    expect(refused.body.decision).toBe('deny');
+
+    const wait = page.getByLabel('Approval wait (seconds)', { exact: true });
+    await wait.fill('5000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('must be an integer from 0 to 3600', { exact: true }).waitFor();
+    expect(await wait.getAttribute('aria-invalid')).toBe('true');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,305 @@
+// The gateway policy tab: every check inspect applies before NPL, as a form. Save sends the
+// changed fields to updateGatewayPolicy; the API's field issues (GatewayPolicyValidationError, or
+// a REQUEST_INVALID error's extensions.issues) appear under the field they name.
+import {
+  Alert,
+  Button,
+  Fieldset,
+  Group,
+  Loader,
+  MultiSelect,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  TagsInput,
+  Text,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconDeviceFloppy } from '@tabler/icons-react';
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
+import {
+  changedFields,
+  type EditableField,
+  formFieldOf,
+  formOf,
+  type GatewayPolicyForm,
+} from './gateway-policy-fields.ts';
+import { GatewayPolicyQuery, UpdateGatewayPolicyMutation } from './operations.ts';
+
+const MODES = ['production', 'simulation', 'shadow'];
+
+type FieldErrors = Partial<Record<string, string>>;
+
+function collectIssues(issues: readonly { field: string; message: string }[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const field = formFieldOf(issue.field);
+    const text = issue.field === field ? issue.message : `${issue.field}: ${issue.message}`;
+    errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
+  }
+  return errors;
+}
+
+/** An integer input; empty is null (meaningful for the bulk-export limit only). */
+function toInt(value: string | number): number | null {
+  if (value === '' || value === null) return null;
+  const number = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(number) ? number : null;
+}
+
+export function GatewayPolicyTab() {
+  const [result, reexecute] = useQuery({ query: GatewayPolicyQuery });
+  const [saving, save] = useMutation(UpdateGatewayPolicyMutation);
+  const [stored, setStored] = useState<GatewayPolicyForm | null>(null);
+  const [form, setForm] = useState<GatewayPolicyForm | null>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [refusal, setRefusal] = useState<string | null>(null);
+
+  const policy = result.data?.gatewayPolicy;
+  useEffect(() => {
+    if (!policy) return;
+    const value = formOf(policy);
+    setStored(value);
+    setForm(value);
+  }, [policy]);
+
+  if (result.error) return <ErrorAlert error={result.error} />;
+  if (!form || !stored || !policy) return <Loader size="sm" aria-label="Loading gateway policy" />;
+
+  const set = <F extends EditableField>(field: F, value: GatewayPolicyForm[F]) => {
+    setForm((current) => (current ? { ...current, [field]: value } : current));
+    setErrors((current) => ({ ...current, [field]: undefined }));
+  };
+  const input = changedFields(stored, form);
+  const dirty = Object.keys(input).length > 0;
+
+  const submit = async () => {
+    const answer = await save({ input });
+    if (answer.error) {
+      const problem = apiProblem(answer.error);
+      setErrors(collectIssues(problem.issues));
+      setRefusal(null);
+      return;
+    }
+    const data = answer.data?.updateGatewayPolicy;
+    if (data?.__typename === 'GatewayPolicyValidationError') {
+      setErrors(collectIssues(data.issues));
+      setRefusal(data.message);
+      return;
+    }
+    if (data?.__typename === 'MutationUpdateGatewayPolicySuccess') {
+      setErrors({});
+      setRefusal(null);
+      const value = formOf(data.data);
+      setStored(value);
+      setForm(value);
+      notifications.show({
+        color: 'green',
+        title: 'Saved',
+        message: 'The gateway policy is published.',
+      });
+      reexecute({ requestPolicy: 'network-only' });
+    }
+  };
+
+  const list = (field: EditableField & keyof typeof form, label: string, description: string) => (
+    <TagsInput
+      label={label}
+      description={description}
+      value={form[field] as string[]}
+      onChange={(value) => set(field, value as never)}
+      error={errors[field]}
+      clearable
+    />
+  );
+  const toggle = (field: EditableField, label: string, description: string) => (
+    <Switch
+      label={label}
+      description={description}
+      checked={form[field] as boolean}
+      onChange={(event) => set(field, event.currentTarget.checked as never)}
+      error={errors[field]}
+    />
+  );
+  const integer = (field: EditableField, label: string, description: string) => (
+    <NumberInput
+      label={label}
+      description={description}
+      value={(form[field] as number | null) ?? ''}
+      onChange={(value) => set(field, toInt(value) as never)}
+      error={errors[field]}
+      allowDecimal={false}
+    />
+  );
+  const choice = (field: EditableField, label: string, description: string, data: string[]) => (
+    <Select
+      label={label}
+      description={description}
+      data={data}
+      value={form[field] as string}
+      onChange={(value) => value && set(field, value as never)}
+      error={errors[field]}
+      allowDeselect={false}
+    />
+  );
+
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <Stack gap="md">
+        <Text size="sm" c="dimmed">
+          Checked on every inspect before the NPL policies. Last changed{' '}
+          {new Date(policy.updatedAt).toLocaleString()}
+          {policy.updatedBy ? ` by ${policy.updatedBy}` : ''}.
+        </Text>
+        <Fieldset legend="Servers, methods and tools">
+          <Stack gap="sm">
+            {list(
+              'trustedServers',
+              'Trusted servers',
+              'Server ids agents may reach; any other is denied.',
+            )}
+            {list(
+              'blockedMethods',
+              'Blocked methods',
+              'JSON-RPC methods refused for every agent (`*` globs).',
+            )}
+            {list(
+              'blockedTools',
+              'Blocked tools',
+              'Tool names refused for every agent (`*` globs).',
+            )}
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="Destructive calls and exfiltration">
+          <Stack gap="sm">
+            {toggle(
+              'denyDestructive',
+              'Deny destructive tools',
+              'Destructive tool names, destructiveHint, destructive SQL or shell.',
+            )}
+            {list(
+              'destructiveToolPatterns',
+              'Destructive tool patterns',
+              'Tool-name words treated as destructive; the whole list.',
+            )}
+            {toggle(
+              'exfilDetectSecrets',
+              'Deny arguments carrying secrets',
+              'Private keys, cloud keys, tokens.',
+            )}
+            {toggle(
+              'exfilCheckDestinations',
+              'Check destinations',
+              'URLs and e-mail addresses in arguments must be in the allowed domains.',
+            )}
+            {list(
+              'exfilAllowedDomains',
+              'Allowed domains',
+              'Each allows itself and its subdomains.',
+            )}
+            {integer(
+              'exfilBulkExportLimit',
+              'Bulk export limit',
+              'A call asking for more items is denied; empty switches the check off.',
+            )}
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="Modes and approvals">
+          <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm">
+            <MultiSelect
+              label="Allowed modes"
+              description="Execution modes agents may request."
+              data={MODES}
+              value={form.allowedModes}
+              onChange={(value) => set('allowedModes', value)}
+              error={errors.allowedModes}
+            />
+            {choice(
+              'proxyExecutionMode',
+              'Proxy execution mode',
+              'Mode of MCP proxy calls of agents without their own.',
+              MODES,
+            )}
+            {toggle(
+              'proxyModeHeader',
+              'Mode header',
+              'An MCP proxy client may choose the mode with X-Execution-Mode.',
+            )}
+            {choice(
+              'toolPinning',
+              'Tool pinning',
+              'Tool definitions callable: first seen, or approved only.',
+              ['first_sight', 'approved_only'],
+            )}
+            {integer(
+              'approvalTtlSeconds',
+              'Approval time to live (seconds)',
+              'How long a held call waits for a decision, 10-604800.',
+            )}
+            {integer(
+              'approvalWaitSeconds',
+              'Approval wait (seconds)',
+              'How long the MCP proxy keeps a held call open, 0-3600.',
+            )}
+          </SimpleGrid>
+        </Fieldset>
+        <Fieldset legend="Identity">
+          <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm">
+            {choice('oauthMode', 'OAuth mode', 'How agents authenticate to MCP servers.', [
+              'none',
+              'mcp_as',
+            ])}
+            {integer(
+              'maxDelegationDepth',
+              'Maximum delegation depth',
+              'Longest delegation chain accepted, 0-16.',
+            )}
+            {toggle(
+              'requireAgentIdentity',
+              'Require agent identity',
+              'Every inspect must present an Agent-Proof credential.',
+            )}
+          </SimpleGrid>
+        </Fieldset>
+        {refusal ? (
+          <Alert color="red" title="The gateway refused this change" role="alert">
+            {refusal}
+          </Alert>
+        ) : null}
+        {saving.error && Object.keys(errors).length === 0 ? (
+          <ErrorAlert error={saving.error} />
+        ) : null}
+        <Group>
+          <Button
+            type="submit"
+            leftSection={<IconDeviceFloppy size={16} />}
+            disabled={!dirty}
+            loading={saving.fetching}
+          >
+            Save
+          </Button>
+          <Button
+            variant="default"
+            disabled={!dirty}
+            onClick={() => {
+              setForm(stored);
+              setErrors({});
+              setRefusal(null);
+            }}
+          >
+            Discard changes
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
