@@ -1,7 +1,9 @@
 // The console's GraphQL client: urql over HTTP for queries and mutations, graphql-ws for
 // subscriptions, both authenticated by the signed-in API key. The CSRF header lets yoga's CSRF
-// prevention accept the requests. Every reconnect of the socket after the first is reported, so
-// live lists can reload what they may have missed while it was down.
+// prevention accept the requests. Every reconnect of the socket after a drop is reported, so live
+// lists can reload what they may have missed while it was down. The socket is lazy: it closes when
+// the last subscription ends and opens again with the next one (changing a subscription's
+// variables does that); such a reopening missed nothing and is not reported.
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { createClient as createSocketClient } from 'graphql-ws';
 
@@ -20,7 +22,6 @@ export function authHeaders(apiKey: string): Record<string, string> {
 
 export function createConsoleClient(apiKey: string): ConsoleClient {
   const listeners = new Set<() => void>();
-  let connections = 0;
   const socketUrl = new URL(GRAPHQL_PATH, window.location.href);
   socketUrl.protocol = socketUrl.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = createSocketClient({
@@ -30,9 +31,8 @@ export function createConsoleClient(apiKey: string): ConsoleClient {
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,
     on: {
-      connected: () => {
-        connections += 1;
-        if (connections > 1) for (const listener of listeners) listener();
+      connected: (_socket, _payload, wasRetry) => {
+        if (wasRetry) for (const listener of listeners) listener();
       },
     },
   });
