@@ -1,0 +1,92 @@
+// Export of the filtered trail as JSON Lines, made in the browser: the gateway's verifiable
+// export (`agent-gateway audit export`, docs/audit-storage.md) is a CLI command with database
+// access and has no HTTP route for an API key, so the console pages through the auditTrail
+// query with the current filters and writes one entry per line, oldest first (chain order).
+import { Button, Group, Stack, Text } from '@mantine/core';
+import { IconDownload } from '@tabler/icons-react';
+import type { CombinedError } from '@urql/core';
+import { useState } from 'react';
+import { type Client, type OperationResult, useClient } from 'urql';
+import { ErrorAlert } from '../../components/error-alert.tsx';
+import type { ResultOf } from '../../graphql.ts';
+import type { AuditFilterVariables } from './filters.ts';
+import { type AuditEntry, AuditTrailQuery } from './queries.ts';
+
+const EXPORT_PAGE_SIZE = 100;
+
+async function readFilteredTrail(
+  client: Client,
+  variables: AuditFilterVariables,
+  onProgress: (count: number) => void,
+): Promise<AuditEntry[]> {
+  const entries: AuditEntry[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const result: OperationResult<ResultOf<typeof AuditTrailQuery>> = await client
+      .query(
+        AuditTrailQuery,
+        { ...variables, first: EXPORT_PAGE_SIZE, after },
+        { requestPolicy: 'network-only' },
+      )
+      .toPromise();
+    if (result.error) throw result.error;
+    const page = result.data?.auditTrail;
+    if (!page) return entries;
+    for (const edge of page.edges) entries.push(edge.node);
+    onProgress(entries.length);
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return entries;
+    after = page.pageInfo.endCursor;
+  }
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
+export function ExportButton({ variables }: { variables: AuditFilterVariables }) {
+  const client = useClient();
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<CombinedError | null>(null);
+  const run = async () => {
+    setError(null);
+    setProgress(0);
+    try {
+      const entries = await readFilteredTrail(client, variables, setProgress);
+      const lines = entries
+        .reverse()
+        .map((entry) => JSON.stringify(entry))
+        .join('\n');
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      download(`audit-trail-${stamp}.jsonl`, lines ? `${lines}\n` : '');
+    } catch (failure) {
+      setError(failure as CombinedError);
+    } finally {
+      setProgress(null);
+    }
+  };
+  return (
+    <Stack gap={4}>
+      <Group gap="xs">
+        <Button
+          variant="default"
+          leftSection={<IconDownload size={16} />}
+          loading={progress !== null}
+          onClick={() => void run()}
+        >
+          Export JSON Lines
+        </Button>
+        <Text size="xs" c="dimmed" maw={420}>
+          {progress !== null
+            ? `${progress} entries read…`
+            : 'The filtered entries, read page by page in the browser, oldest first. For an export that verifies with `agent-gateway audit verify`, run `agent-gateway audit export`.'}
+        </Text>
+      </Group>
+      {error ? <ErrorAlert error={error} title="Export failed" /> : null}
+    </Stack>
+  );
+}
