@@ -25,6 +25,11 @@ function Root() {
   return session ? <ConsoleShell /> : <SignIn />;
 }
 
+// react-remove-scroll (Mantine's Modal and Drawer lock scrolling with it) gives the <style> it
+// adds the nonce of the webpack global, and none otherwise: without this the first dialog opened
+// breaks the CSP.
+(globalThis as { __webpack_nonce__?: string }).__webpack_nonce__ = cspNonce();
+
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
