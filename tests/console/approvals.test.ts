@@ -1,0 +1,252 @@
+// The Approvals screen against a real gateway in Chromium: a call held by an NPL REQUIRE_HUMAN rule
+// appears without reload (its secret masked), is counted in the tab title and announced on the
+// desktop; approving or rejecting it in the dialog decides the agent's resubmission; a key without
+// approvals:decide is told what it lacks; and the list is right again after the socket drops while
+// someone else decides.
+import { randomBytes } from 'node:crypto';
+import type { Page, WebSocketRoute } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { graphql } from '../control-plane/graphql/support.js';
+import { inspectBody } from '../support/gateway.js';
+import {
+  type ConsoleBrowser,
+  type ConsoleGateway,
+  describeInBrowser,
+  launchConsoleBrowser,
+  signIn,
+  startConsoleGateway,
+} from './support.js';
+
+const HOLD_POLICY = {
+  version: '1.0.0',
+  policyName: 'console-hold-deploys',
+  targetAgents: ['*'],
+  rules: [
+    {
+      ruleId: 'hold_deploys',
+      action: 'REQUIRE_HUMAN',
+      condition: "tool.name == 'deploy'",
+      alertSeverity: 'MEDIUM',
+    },
+  ],
+};
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A GitHub-token-shaped string: `ghp_` and 36 alphanumerics. */
+function githubToken(): string {
+  return `ghp_${[...randomBytes(36)].map((byte) => ALPHANUMERIC[byte % 62]).join('')}`;
+}
+
+describeInBrowser('operator console: approvals', () => {
+  let gateway: ConsoleGateway;
+  let browser: ConsoleBrowser;
+  let policyUri: string;
+
+  const deploy = (args: Record<string, unknown>, approvalId?: string) =>
+    inspectBody(gateway.tenant.agentId, {
+      tool: 'deploy',
+      args,
+      ...(approvalId === undefined ? {} : { approvalId }),
+    });
+
+  async function hold(args: Record<string, unknown>): Promise<string> {
+    const { status, body } = await gateway.inspect(deploy(args));
+    expect(status).toBe(202);
+    return (body.approval as { id: string }).id;
+  }
+
+  /** Opens the Approvals screen and waits until its subscription is live on the gateway. */
+  async function openQueue(page: Page): Promise<void> {
+    const events = gateway.runtime.events;
+    const before = events.subscriberCount;
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('heading', { name: 'Approvals', level: 2 }).waitFor();
+    // The loader leaves once the first load answered (it renders with the heading).
+    await page.getByLabel('Loading the queue').waitFor({ state: 'detached' });
+    while (events.subscriberCount <= before) await new Promise((next) => setTimeout(next, 10));
+  }
+
+  const heldCard = (page: Page, text: string) =>
+    page.getByRole('article', { name: 'Held call deploy' }).filter({ hasText: text });
+
+  beforeAll(async () => {
+    gateway = await startConsoleGateway();
+    policyUri = await gateway.publishPolicy(gateway.tenant.id, HOLD_POLICY);
+    // The secret scan off as a blocking detector, so a call carrying a token reaches the rule that
+    // holds it; the approval still shows it masked.
+    await gateway.setPolicy(gateway.tenant.id, {
+      trustedServers: ['files'],
+      pinnedPolicies: [policyUri],
+      exfilDetectSecrets: false,
+    });
+    browser = await launchConsoleBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gateway?.close();
+  });
+
+  it('shows a held call live with its secret masked, counts it in the title, notifies, and approves it', async () => {
+    const { page, context, errors } = await browser.newPage();
+    await context.grantPermissions(['notifications'], { origin: gateway.url });
+    // Records every desktop notification the page shows.
+    await context.addInitScript(() => {
+      const shown: string[] = [];
+      const Native = window.Notification;
+      class Recording extends Native {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          shown.push(`${title}: ${options?.body ?? ''}`);
+        }
+      }
+      Object.assign(window, { Notification: Recording, shownNotifications: shown });
+    });
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    await page.getByText('No call is waiting for a decision').waitFor();
+    await page.getByText('Desktop notifications on').waitFor();
+    const pageTitle = await page.title();
+
+    const token = githubToken();
+    const id = await hold({ target: 'production', token });
+    const card = heldCard(page, 'production');
+    await card.waitFor();
+    await card.getByText('[secret: GitHub token]').waitFor();
+    expect(await card.textContent()).toContain('hold_deploys');
+    expect(await card.textContent()).toContain(policyUri);
+    expect(await card.textContent()).toMatch(/\d+:\d\d left/);
+    expect(await page.content()).not.toContain(token);
+    await expect.poll(() => page.title()).toBe('(1) Approvals · Agent Gateway');
+    const shown = () =>
+      page.evaluate(() => (window as { shownNotifications?: string[] }).shownNotifications ?? []);
+    await expect
+      .poll(shown)
+      .toEqual([
+        expect.stringMatching(/^A call is waiting for approval: .+ wants deploy on files$/),
+      ]);
+
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve deploy?' });
+    await dialog.getByLabel('Reason (optional)').fill('release window');
+    await dialog.getByRole('button', { name: 'Confirm approval' }).click();
+    await page.getByText('Call approved').waitFor();
+    await card.waitFor({ state: 'detached' });
+    await page.getByText('No call is waiting for a decision').waitFor();
+    await expect.poll(() => page.title()).toBe(pageTitle);
+
+    const resubmitted = await gateway.inspect(deploy({ target: 'production', token }, id));
+    expect(resubmitted.status).toBe(200);
+    expect(resubmitted.body.decision).toBe('allow');
+    expect(errors).toEqual([]);
+  });
+
+  it('rejects with a reason, which refuses the resubmission; an already decided call shows the API error', async () => {
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    // Permission is asked only on request.
+    await page.getByRole('button', { name: 'Enable desktop notifications' }).waitFor();
+
+    const id = await hold({ target: 'staging' });
+    const card = heldCard(page, 'staging');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reject deploy?' });
+    await dialog.getByRole('button', { name: 'Confirm rejection' }).click();
+    await dialog.getByText('Say why the call is rejected.').waitFor();
+    await dialog.getByRole('textbox', { name: 'Reason' }).fill('not during the freeze');
+    await dialog.getByRole('button', { name: 'Confirm rejection' }).click();
+    await page.getByText('Call rejected').waitFor();
+    await card.waitFor({ state: 'detached' });
+
+    const resubmitted = await gateway.inspect(deploy({ target: 'staging' }, id));
+    expect(resubmitted.status).toBe(403);
+    expect(resubmitted.body.reasonCode).toBe('APPROVAL_REJECTED');
+    const read = await graphql<{ approval: { decisionReason: string } }>(
+      gateway.url,
+      gateway.consoleKey,
+      'query($id: ID!) { approval(id: $id) { decisionReason } }',
+      { id },
+    );
+    expect(read.data?.approval.decisionReason).toBe('not during the freeze');
+
+    // Someone else approves while the dialog is open: the dialog shows the API's refusal.
+    const other = await hold({ target: 'qa' });
+    const otherCard = heldCard(page, 'qa');
+    await otherCard.getByRole('button', { name: 'Approve' }).click();
+    const approveDialog = page.getByRole('dialog', { name: 'Approve deploy?' });
+    await approveDialog.waitFor();
+    await graphql(
+      gateway.url,
+      gateway.consoleKey,
+      'mutation($id: ID!) { approveApproval(id: $id) { id } }',
+      {
+        id: other,
+      },
+    );
+    await otherCard.waitFor({ state: 'detached' });
+    await approveDialog.getByRole('button', { name: 'Confirm approval' }).click();
+    const alert = approveDialog.getByRole('alert');
+    await alert.getByText('REQUEST_INVALID').waitFor();
+    expect(await alert.textContent()).toContain('only a pending approval can be decided');
+    expect(errors).toEqual([]);
+  });
+
+  it('tells a key without approvals:decide what it lacks and shows no decision button', async () => {
+    const key = await gateway.addApiKey(gateway.tenant.id, ['audit:read', 'agents:manage']);
+    await hold({ target: 'watched' });
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, key);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('heading', { name: 'Approvals', level: 2 }).waitFor();
+    // The approvals query and the approvalQueue subscription need approvals:decide themselves.
+    await page.getByText('Not allowed with this key').waitFor();
+    expect(await page.getByRole('main').textContent()).toContain(
+      'Your API key lacks the approvals:decide scope',
+    );
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('is right again after the socket drops while someone else decides', async () => {
+    const { page, errors } = await browser.newPage();
+    // The page's sockets pass through the test, which can drop them and refuse new ones.
+    let refusing = false;
+    const open: WebSocketRoute[] = [];
+    let connections = 0;
+    await page.routeWebSocket(/\/graphql$/, (route) => {
+      if (refusing) {
+        void route.close({ code: 1012, reason: 'test: gateway unreachable' });
+        return;
+      }
+      connections += 1;
+      route.connectToServer();
+      open.push(route);
+    });
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    const decidedElsewhere = await hold({ target: 'decided-offline' });
+    const stale = heldCard(page, 'decided-offline');
+    await stale.waitFor();
+    expect(connections).toBe(1);
+
+    refusing = true;
+    for (const route of open.splice(0)) await route.close({ code: 1012, reason: 'test: drop' });
+    await graphql(
+      gateway.url,
+      gateway.consoleKey,
+      'mutation($id: ID!) { approveApproval(id: $id) { id } }',
+      { id: decidedElsewhere },
+    );
+    await hold({ target: 'held-offline' });
+    // The page has heard of neither.
+    expect(await stale.count()).toBe(1);
+    expect(await heldCard(page, 'held-offline').count()).toBe(0);
+
+    refusing = false;
+    await heldCard(page, 'held-offline').waitFor();
+    await stale.waitFor({ state: 'detached' });
+    expect(connections).toBe(2);
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,75 @@
+// One held call as an approver judges it: who asks for which tool with what arguments (secrets
+// masked as the detectors see them), which rule of which policy held it and why, and the time left.
+import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { IconCheck, IconX } from '@tabler/icons-react';
+import type { HeldCall } from './operations.ts';
+import { TimeLeft } from './time-left.tsx';
+
+export type Decision = 'approve' | 'reject';
+
+export function HeldCallCard({
+  call,
+  now,
+  onDecide,
+}: {
+  call: HeldCall;
+  now: number;
+  /** Null when the key may not decide: no buttons are shown. */
+  onDecide: ((call: HeldCall, decision: Decision) => void) | null;
+}) {
+  const agentName = call.agent?.name ?? call.agentId;
+  return (
+    <Card withBorder component="article" aria-label={`Held call ${call.toolName} by ${agentName}`}>
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="nowrap" align="flex-start">
+          <div>
+            <Title order={3} size="h4">
+              {call.toolName}
+              <Text span c="dimmed" fw={400}>
+                {' '}
+                on {call.serverId}
+              </Text>
+            </Title>
+            <Text size="sm">
+              Agent <strong>{agentName}</strong>{' '}
+              <Text span size="xs" c="dimmed">
+                {call.agentId}
+              </Text>
+            </Text>
+          </div>
+          <TimeLeft expiresAt={call.expiresAt} now={now} />
+        </Group>
+        <Text size="sm">
+          Held by rule <Code>{call.ruleId ?? 'unknown'}</Code> of{' '}
+          <Code>{call.policyUri ?? 'no policy'}</Code>
+        </Text>
+        {call.reason ? <Text size="sm">Reason: {call.reason}</Text> : null}
+        <div>
+          <Text size="xs" c="dimmed" mb={4}>
+            Arguments ({call.method})
+          </Text>
+          <Code block>{JSON.stringify(call.maskedArguments ?? {}, null, 2)}</Code>
+        </div>
+        {onDecide ? (
+          <Group gap="sm">
+            <Button
+              color="green"
+              leftSection={<IconCheck size={16} />}
+              onClick={() => onDecide(call, 'approve')}
+            >
+              Approve
+            </Button>
+            <Button
+              color="red"
+              variant="light"
+              leftSection={<IconX size={16} />}
+              onClick={() => onDecide(call, 'reject')}
+            >
+              Reject
+            </Button>
+          </Group>
+        ) : null}
+      </Stack>
+    </Card>
+  );
+}

@@ -1,0 +1,62 @@
+// The approval queue's GraphQL operations. A held call is shown from `maskedArguments` only: the
+// raw `arguments` may carry the very secrets the detectors mask, so the console never asks for them.
+import { graphql, type ResultOf } from '../../graphql.ts';
+
+export const HeldCallFields = graphql(`
+  fragment HeldCallFields on Approval {
+    id
+    status
+    agentId
+    agent { id name }
+    serverId
+    toolName
+    method
+    maskedArguments
+    ruleId
+    policyUri
+    reason
+    createdAt
+    expiresAt
+  }
+`);
+
+export type HeldCall = ResultOf<typeof HeldCallFields>;
+
+// No `first`: the API's cost limit counts `first` as a multiplier, so the default page (50) is
+// read and further pages are followed by cursor.
+export const PendingApprovalsQuery = graphql(
+  `
+  query PendingApprovals($after: String) {
+    approvals(status: PENDING, after: $after) {
+      edges { node { ...HeldCallFields } }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`,
+  [HeldCallFields],
+);
+
+// Unfiltered by status: CREATED events add a call, RESOLVED ones (decided by anyone) remove it.
+export const ApprovalQueueSubscription = graphql(
+  `
+  subscription ApprovalQueue {
+    approvalQueue {
+      kind
+      approval { ...HeldCallFields }
+    }
+  }
+`,
+  [HeldCallFields],
+);
+
+export const ApproveMutation = graphql(`
+  mutation ApproveHeldCall($id: ID!, $reason: String) {
+    approveApproval(id: $id, reason: $reason) { id status }
+  }
+`);
+
+export const RejectMutation = graphql(`
+  mutation RejectHeldCall($id: ID!, $reason: String) {
+    rejectApproval(id: $id, reason: $reason) { id status }
+  }
+`);

@@ -1,0 +1,12 @@
+// One clock for the whole screen: every countdown reads the same `now`, ticking each second, so
+// an expired call leaves the list on the same tick its countdown reaches zero.
+import { useEffect, useState } from 'react';
+
+export function useNow(intervalMs = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), intervalMs);
+    return () => window.clearInterval(timer);
+  }, [intervalMs]);
+  return now;
+}
