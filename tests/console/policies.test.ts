@@ -166,6 +166,15 @@ describeInBrowser('operator console: policies', () => {
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('button', { name: `Edit ${URI} as a new version` }).click();
     await page.locator('.cm-content .cm-line').first().getByText('version: "1.0.1"').waitFor();
+
+    // Changed content under the published version is refused before publishing, at its line.
+    await pasteInto(page, 'Policy source', policyText('BLOCK').replace('MEDIUM', 'LOW'));
+    await page
+      .getByText(`line 1, column 10: ${URI} is already published with other content`)
+      .waitFor();
+    await page.locator('.cm-content .cm-line').first().locator('.cm-lintRange-error').waitFor();
+    expect(await sameRow(page, '.cm-lint-marker-error', 1)).toBe(true);
+    expect(await page.getByRole('button', { name: 'Publish' }).isDisabled()).toBe(true);
     expect(errors).toEqual([]);
   });
 

@@ -13,6 +13,7 @@ import { describePlacement, type PlacedIssue, placeIssues } from './diagnostics.
 import { PublishPolicyMutation } from './operations.ts';
 import { TryItPanel } from './try-it-panel.tsx';
 import { useDraftCheck } from './use-draft-check.ts';
+import { type PublishedHashes, versionConflict } from './version-conflict.ts';
 import { YamlEditor } from './yaml-editor.tsx';
 
 /** Issues the publish mutation answered for one exact text. */
@@ -59,9 +60,11 @@ function IssueList({ placed }: { placed: readonly PlacedIssue[] }) {
 
 export function DraftEditor({
   initialSource,
+  published,
   onPublished,
 }: {
   initialSource: string;
+  published: PublishedHashes;
   onPublished: (uri: string) => void;
 }) {
   const [draft, setDraft] = useState(initialSource);
@@ -75,8 +78,14 @@ export function DraftEditor({
       return placeIssues(toDoc(draft), refusal.issues);
     }
     if (!current) return null;
-    return placeIssues(toDoc(current.source), current.item?.errors ?? [], current.item?.warnings);
-  }, [current, refusal, draft]);
+    const conflict = versionConflict(current.source, current.item, published);
+    const errors = current.item?.errors ?? [];
+    return placeIssues(
+      toDoc(current.source),
+      conflict ? [...errors, conflict] : errors,
+      current.item?.warnings,
+    );
+  }, [current, refusal, draft, published]);
   const errorCount = placed?.filter((item) => item.severity === 'error').length ?? 0;
   const empty = draft.trim() === '';
 

@@ -2,7 +2,7 @@
 // (a new policy, or a published version's text as the start of the next version).
 import { Button, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core';
 import { IconPlus, IconX } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { DraftEditor } from './draft-editor.tsx';
@@ -22,6 +22,13 @@ let draftKeys = 0;
 export function NplPoliciesTab() {
   const [result, reexecute] = useQuery({ query: PolicyVersionsQuery });
   const [draft, setDraft] = useState<Draft | null>(null);
+  const published = useMemo(
+    () =>
+      new Map(
+        (result.data?.nplPolicyVersions ?? []).map((version) => [version.uri, version.contentHash]),
+      ),
+    [result.data],
+  );
   const reload = () => reexecute({ requestPolicy: 'network-only' });
   const startDraft = (source: string, basedOn: string | null) =>
     setDraft({ key: ++draftKeys, source, basedOn });
@@ -57,6 +64,7 @@ export function NplPoliciesTab() {
           <DraftEditor
             key={draft.key}
             initialSource={draft.source}
+            published={published}
             onPublished={() => {
               setDraft(null);
               reload();
