@@ -7,7 +7,9 @@ import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 
-const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** A serverId: the {serverId} of mcp://{serverId}. GraphQL checks it before the resolver runs. */
+export const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const SERVER_ID_PROBLEM = 'serverId must be 1-128 letters, digits, . _ or -';
 
 export interface RegisterMcpServerInput {
   readonly tenantId: string;
@@ -28,7 +30,7 @@ export async function registerMcpServer(
 ): Promise<{ id: string }> {
   if (!SERVER_ID.test(input.serverId)) {
     throw gatewayError('REQUEST_INVALID', {
-      problem: 'serverId must be 1-128 letters, digits, . _ or -',
+      problem: SERVER_ID_PROBLEM,
     });
   }
   const url = parseServerUrl(input.url);

@@ -4,6 +4,7 @@
 // server learns its tool definitions from the upstream's tools/list, waiting a bounded time
 // (control-plane/tools/refresher.ts); the record shows what was learnt and why a refresh failed.
 
+import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
@@ -11,7 +12,13 @@ import {
   readStoredAnnotations,
   readStoredDigests,
 } from '../../../shared/tools/tool-definitions.js';
-import { registerMcpServer, removeMcpServer, updateMcpServer } from '../../services/mcp-servers.js';
+import {
+  registerMcpServer,
+  removeMcpServer,
+  SERVER_ID,
+  SERVER_ID_PROBLEM,
+  updateMcpServer,
+} from '../../services/mcp-servers.js';
 import { builder } from '../builder.js';
 import { jsonObjectRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
@@ -110,7 +117,12 @@ function mockResultsOf(value: unknown): Record<string, unknown> | undefined {
 const RegisterMcpServerInput = builder.inputType('RegisterMcpServerInput', {
   description: 'An MCP server to register, or to replace when its serverId is registered.',
   fields: (t) => ({
-    serverId: t.string({ required: true, description: SERVER_ID_DESCRIPTION }),
+    serverId: t.string({
+      required: true,
+      description: SERVER_ID_DESCRIPTION,
+      // Checked here too, so the refusal names the field (input.serverId) for forms.
+      validate: z.string().regex(SERVER_ID, SERVER_ID_PROBLEM),
+    }),
     url: t.string({ required: true, description: URL_DESCRIPTION }),
     transport: t.field({
       type: McpTransport,

@@ -166,6 +166,15 @@ describe('GraphQL input validation', () => {
     expect((await q('{ mcpServers { serverId } }')).data?.mcpServers).toEqual([]);
   });
 
+  it('mcp servers: a malformed serverId is refused naming input.serverId', async () => {
+    const answer = await q(
+      'mutation($i: RegisterMcpServerInput!) { registerMcpServer(input: $i) { id } }',
+      { i: { serverId: '-no spaces-', url: 'http://127.0.0.1:9/' } },
+    );
+    expect(invalidFields(answer)).toEqual(['input.serverId']);
+    expect((await q('{ mcpServers { serverId } }')).data?.mcpServers).toEqual([]);
+  });
+
   it('audit trail: a range whose from is after its to is refused', async () => {
     const range = { from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' };
     const list = await q(
