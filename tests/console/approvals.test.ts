@@ -208,6 +208,21 @@ describeInBrowser('operator console: approvals', () => {
     expect(errors).toEqual([]);
   });
 
+  it('drops a call from the list when its time runs out', async () => {
+    const id = await hold({ target: 'lapsing' });
+    await gateway.db.query(
+      `update approvals set "expiresAt" = now() + interval '8 seconds' where id = $1`,
+      [id],
+    );
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    const card = heldCard(page, 'lapsing');
+    await card.getByText(/^0:0\d left$/).waitFor();
+    await card.waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+  });
+
   it('is right again after the socket drops while someone else decides', async () => {
     const { page, errors } = await browser.newPage();
     // The page's sockets pass through the test, which can drop them and refuse new ones.
@@ -247,6 +262,12 @@ describeInBrowser('operator console: approvals', () => {
     await heldCard(page, 'held-offline').waitFor();
     await stale.waitFor({ state: 'detached' });
     expect(connections).toBe(2);
+
+    // Leaving the screen (here: signing out) gives the page its own title back.
+    await expect.poll(() => page.title()).toMatch(/^\(\d+\) Approvals · Agent Gateway$/);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    await expect.poll(() => page.title()).toBe('Agent Gateway console');
     expect(errors).toEqual([]);
   });
 });
