@@ -170,13 +170,9 @@ export function GatewayPolicyTab() {
             {list(
               'blockedMethods',
               'Blocked methods',
-              'JSON-RPC methods refused for every agent (`*` globs).',
+              'JSON-RPC methods refused for every agent (* globs).',
             )}
-            {list(
-              'blockedTools',
-              'Blocked tools',
-              'Tool names refused for every agent (`*` globs).',
-            )}
+            {list('blockedTools', 'Blocked tools', 'Tool names refused for every agent (* globs).')}
           </Stack>
         </Fieldset>
         <Fieldset legend="Destructive calls and exfiltration">
