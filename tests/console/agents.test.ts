@@ -203,8 +203,9 @@ describeInBrowser('operator console: agents', () => {
   });
 
   it('kills an agent in the UI, shows the propagation, and its next inspect is refused', async () => {
-    const agentId = await gateway.addAgent(gateway.tenant.id);
-    const name = await agentName(agentId);
+    // A spawned agent: it has a credential and an OAuth client for the kill to revoke.
+    const name = 'epsilon-incident';
+    const agentId = await spawnByApi(name, 'researcher');
     const before = await gateway.inspect(inspectBody(agentId));
     expect(before.body.reasonCode).not.toBe('AGENT_REVOKED');
 
@@ -228,6 +229,7 @@ describeInBrowser('operator console: agents', () => {
     await answer.getByText(/slowest \d+(\.\d)? ms/).waitFor();
     await answer.getByText(/Confirmed by local\. Control plane reached\./).waitFor();
     await answer.getByText('incident INC-7 in the console test').waitFor();
+    await answer.getByText('1 credentials, 0 delegations, 1 OAuth clients, 0 tokens').waitFor();
 
     const after = await gateway.inspect(inspectBody(agentId));
     expect(after.status).toBe(403);
@@ -241,6 +243,14 @@ describeInBrowser('operator console: agents', () => {
       .getByText('1/1 data planes confirmed')
       .waitFor();
     expect(await page.getByRole('button', { name: 'Kill agent' }).count()).toBe(0);
+    await page
+      .getByRole('table', { name: 'Identity credentials' })
+      .getByText('REVOKED', { exact: true })
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'OAuth clients' })
+      .getByText(/^revoked /)
+      .waitFor();
     const decisions = page.getByRole('table', { name: 'Recent decisions' });
     await decisions.getByText('agent.killed').waitFor();
     await page.getByText('Allowed calls are not audited', { exact: false }).waitFor();

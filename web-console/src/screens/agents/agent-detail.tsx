@@ -22,6 +22,7 @@ import { useClient, useQuery } from 'urql';
 import { Link } from 'wouter';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
+import { useSession } from '../../session/session.tsx';
 import { AgentCredentials, AgentOAuthClients } from './agent-access.tsx';
 import { AgentDecisions } from './agent-decisions.tsx';
 import { CopyValue } from './copy-value.tsx';
@@ -101,6 +102,7 @@ function AgentFacts({ agent }: { agent: AgentDetail }) {
 
 export function AgentDetailPage({ id }: { id: string }) {
   const client = useClient();
+  const { consoleClient } = useSession();
   const [result, reexecute] = useQuery({ query: AgentDetailQuery, variables: { id } });
   const [killing, killDialog] = useDisclosure(false);
 
@@ -108,8 +110,15 @@ export function AgentDetailPage({ id }: { id: string }) {
     const subscription = client.subscription(AgentEventsSubscription, {}).subscribe((event) => {
       if (event.data?.agentEvents.agentId === id) reexecute({ requestPolicy: 'network-only' });
     });
-    return () => subscription.unsubscribe();
-  }, [client, id, reexecute]);
+    // After a dropped socket, events may have been missed: read the agent again.
+    const stopReconnect = consoleClient.onReconnect(() =>
+      reexecute({ requestPolicy: 'network-only' }),
+    );
+    return () => {
+      subscription.unsubscribe();
+      stopReconnect();
+    };
+  }, [client, consoleClient, id, reexecute]);
 
   const closeKill = () => {
     killDialog.close();
