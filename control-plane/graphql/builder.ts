@@ -23,7 +23,7 @@ export const MAX_PAGE_SIZE = 100;
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { scope: Scope };
+  AuthScopes: { scope: Scope; anyScope: readonly Scope[] };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
   Scalars: {
@@ -36,7 +36,12 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     // A subscription is authorized once, when it starts: a refused one never opens.
     authorizeOnSubscribe: true,
-    authScopes: (context) => ({ scope: (scope: Scope) => context.caller.scopes.has(scope) }),
+    authScopes: (context) => ({
+      scope: (scope: Scope) => context.caller.scopes.has(scope),
+      // Read access open to more than one role (approvers and auditors both read the queue).
+      anyScope: (scopes: readonly Scope[]) =>
+        scopes.some((scope) => context.caller.scopes.has(scope)),
+    }),
     unauthorizedError: (_parent, _context, info) =>
       gatewayError('AUTH_INSUFFICIENT_SCOPE', { scope: requiredScope(info) }),
   },
@@ -87,13 +92,13 @@ builder.addScalarType('JSON', GraphQLJSON, {
   description: 'Any JSON value: an object, array, string, number, boolean or null.',
 });
 
-/** The scope a field declares (every field here declares one `{ scope }`). */
+/** The scope a field declares (`{ scope }`, or `{ anyScope }`: any one of several). */
 function requiredScope(info: GraphQLResolveInfo): string {
   const field = info.parentType.getFields()[info.fieldName];
   const options = field?.extensions?.pothosOptions as
-    | { authScopes?: { scope?: string } }
+    | { authScopes?: { scope?: string; anyScope?: readonly string[] } }
     | undefined;
-  return options?.authScopes?.scope ?? 'unknown';
+  return options?.authScopes?.scope ?? options?.authScopes?.anyScope?.join(' or ') ?? 'unknown';
 }
 
 function asRequestInvalid(parse: () => Date): Date {

@@ -192,19 +192,34 @@ describeInBrowser('operator console: approvals', () => {
     expect(errors).toEqual([]);
   });
 
-  it('tells a key without approvals:decide what it lacks and shows no decision button', async () => {
+  it('shows an auditor (audit:read, no approvals:decide) the held call, with no decision button', async () => {
     const key = await gateway.addApiKey(gateway.tenant.id, ['audit:read', 'agents:manage']);
     await hold({ target: 'watched' });
     const { page, errors } = await browser.newPage();
     await signIn(page, gateway.url, key);
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByRole('heading', { name: 'Approvals', level: 2 }).waitFor();
-    // The approvals query and the approvalQueue subscription need approvals:decide themselves.
-    await page.getByText('Not allowed with this key').waitFor();
+    // The queue is readable with audit:read; deciding needs approvals:decide.
+    await heldCard(page, 'watched').waitFor();
+    await page.getByText('You can watch, not decide').waitFor();
     expect(await page.getByRole('main').textContent()).toContain(
       'Your API key lacks the approvals:decide scope',
     );
-    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Reject/ }).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('tells a key with neither scope what it lacks', async () => {
+    const key = await gateway.addApiKey(gateway.tenant.id, ['agents:manage']);
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, key);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByText('Not allowed with this key').waitFor();
+    expect(await page.getByRole('main').textContent()).toContain(
+      'Your API key lacks the approvals:decide or audit:read scope',
+    );
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     expect(errors).toEqual([]);
   });
 

@@ -79,7 +79,7 @@ describeInBrowser('operator console: overview', () => {
     await signIn(page, gateway.url, key);
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByText('lacks the audit:read scope').waitFor();
-    await page.getByText('needs the approvals:decide scope').waitFor();
+    await page.getByText('needs the approvals:decide or audit:read scope').waitFor();
     expect(errors).toEqual([]);
   });
 });

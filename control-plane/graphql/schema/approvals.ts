@@ -12,6 +12,9 @@ import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 import { publishChange } from '../mutations.js';
 
+/** Who may read the queue: approvers, and auditors (who see it but cannot decide). */
+const READ_APPROVALS = [SCOPES.APPROVALS_DECIDE, SCOPES.AUDIT_READ] as const;
+
 const STATUS_DESCRIPTIONS: Record<ApprovalStatus, string> = {
   pending: 'Waiting for a human decision, before its expiry.',
   approved: 'Approved and not yet used: the resubmitted call will pass once, before expiry.',
@@ -62,7 +65,10 @@ const ApprovalRef = builder.prismaObject('Approval', {
     method: t.exposeString('method', { description: 'The JSON-RPC method, e.g. tools/call.' }),
     arguments: t.expose('arguments', {
       type: 'JSON',
-      description: 'The arguments of the call, for the operator to judge.',
+      description:
+        'The arguments of the call as sent, secrets included: only for approvals:decide (an ' +
+        'auditor reads maskedArguments).',
+      authScopes: { scope: SCOPES.APPROVALS_DECIDE },
     }),
     maskedArguments: t.field({
       type: 'JSON',
@@ -143,7 +149,7 @@ builder.queryField('approvals', (t) =>
     type: 'Approval',
     cursor: 'id',
     description: "Approvals of the caller's tenant, newest first; at most 100 per page.",
-    authScopes: { scope: SCOPES.APPROVALS_DECIDE },
+    authScopes: { anyScope: READ_APPROVALS },
     args: {
       status: t.arg({
         type: ApprovalStatusEnum,
@@ -169,7 +175,7 @@ builder.queryField('approval', (t) =>
     type: 'Approval',
     nullable: true,
     description: 'One approval of the tenant; null when the tenant has none with this id.',
-    authScopes: { scope: SCOPES.APPROVALS_DECIDE },
+    authScopes: { anyScope: READ_APPROVALS },
     args: { id: t.arg.id({ required: true, description: 'The Approval.id.' }) },
     resolve: (query, _root, args, context) =>
       context.db.prisma.approval.findFirst({
@@ -260,7 +266,7 @@ builder.subscriptionField('approvalQueue', (t) =>
   t.field({
     type: ApprovalEventRef,
     description: "Approvals of the caller's tenant as they are created and resolved.",
-    authScopes: { scope: SCOPES.APPROVALS_DECIDE },
+    authScopes: { anyScope: READ_APPROVALS },
     args: {
       status: t.arg({
         type: ApprovalStatusEnum,

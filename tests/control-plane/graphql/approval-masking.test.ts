@@ -50,4 +50,41 @@ describeEachDatabase('Approval.maskedArguments', (kind) => {
     });
     expect(JSON.stringify(answer.data?.approval.maskedArguments)).not.toContain(TOKEN);
   });
+
+  it('lets an auditor (audit:read) read the queue masked, but not the raw arguments, and not decide', async () => {
+    const args = { auth: { token: TOKEN } };
+    const held = await gw.inspect(inspectBody(gw.tenant.agentId, { tool: 'write', args }));
+    expect(held.status).toBe(202);
+    const id = (held.body.approval as { id: string }).id;
+    const auditor = await gw.addApiKey(gw.tenant.id, ['audit:read']);
+    const asAuditor = (query: string, variables?: Record<string, unknown>) =>
+      graphql<Record<string, Loose>>(gw.url, auditor, query, variables);
+
+    const listed = await asAuditor(
+      '{ approvals(status: PENDING) { edges { node { id maskedArguments } } } }',
+    );
+    expect(listed.errors).toBeUndefined();
+    const node = listed.data?.approvals.edges.find((edge: Loose) => edge.node.id === id)?.node;
+    expect(node?.maskedArguments).toEqual({ auth: { token: '[secret: GitHub token]' } });
+
+    const raw = await asAuditor('query($id: ID!) { approval(id: $id) { arguments } }', { id });
+    expect(raw.errors?.[0]?.extensions?.code).toBe('AUTH_INSUFFICIENT_SCOPE');
+    expect(JSON.stringify(raw)).not.toContain(TOKEN);
+
+    const decided = await asAuditor('mutation($id: ID!) { approveApproval(id: $id) { status } }', {
+      id,
+    });
+    expect(decided.errors?.[0]?.extensions?.code).toBe('AUTH_INSUFFICIENT_SCOPE');
+    const after = await q('query($id: ID!) { approval(id: $id) { status } }', { id });
+    expect(after.data?.approval.status).toBe('PENDING');
+
+    const stranger = await gw.addApiKey(gw.tenant.id, ['agents:manage']);
+    const refused = await graphql<Record<string, Loose>>(
+      gw.url,
+      stranger,
+      '{ approvals { edges { node { id } } } }',
+    );
+    expect(refused.errors?.[0]?.extensions?.code).toBe('AUTH_INSUFFICIENT_SCOPE');
+    expect(refused.errors?.[0]?.message).toContain('approvals:decide or audit:read');
+  });
 });

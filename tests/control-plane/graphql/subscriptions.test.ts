@@ -300,8 +300,8 @@ describeEachDatabase('GraphQL subscriptions', (kind) => {
 
   it('a key without the scope gets AUTH_INSUFFICIENT_SCOPE on subscribe', async () => {
     const executeOnly = subscribe(client(gw.tenant.key), APPROVAL_QUEUE);
-    const auditOnly = await gw.addApiKey(gw.tenant.id, ['audit:read']);
-    const wrongScope = subscribe(client(auditOnly), APPROVAL_QUEUE);
+    const manageOnly = await gw.addApiKey(gw.tenant.id, ['agents:manage']);
+    const wrongScope = subscribe(client(manageOnly), APPROVAL_QUEUE);
     const codes = (s: Subscription) =>
       [...s.errors, ...s.received.map((r) => r.result.errors ?? [])]
         .flat()

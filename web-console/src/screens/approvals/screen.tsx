@@ -1,14 +1,15 @@
-// The Approvals screen: the approvers' home. Reading the queue needs the scope of the `approvals`
-// query and `approvalQueue` subscription (control-plane/graphql/schema/approvals.ts; today
-// approvals:decide as well); deciding needs approvals:decide. Each gate explains what is missing.
+// The Approvals screen: the approvers' home. Reading the queue needs a scope of the `approvals`
+// query and `approvalQueue` subscription (control-plane/graphql/schema/approvals.ts:
+// approvals:decide or audit:read, so auditors watch it); deciding needs approvals:decide. Each
+// gate explains what is missing.
 import { Stack, Title } from '@mantine/core';
 import { RequireScope } from '../../components/require-scope.tsx';
 import type { ScreenEntry } from '../../screens.tsx';
 import { useSession } from '../../session/session.tsx';
 import { ApprovalQueueView } from './approval-queue-view.tsx';
 
-/** The scope of the `approvals` query and the `approvalQueue` subscription. */
-const READ_SCOPE = 'approvals:decide';
+/** The scopes of the `approvals` query and the `approvalQueue` subscription (any one). */
+const READ_SCOPES = ['approvals:decide', 'audit:read'];
 const DECIDE_SCOPE = 'approvals:decide';
 
 function ApprovalsScreen() {
@@ -16,7 +17,7 @@ function ApprovalsScreen() {
   return (
     <Stack>
       <Title order={2}>Approvals</Title>
-      <RequireScope scope={READ_SCOPE} to="see the calls held for approval and decide them">
+      <RequireScope scope={READ_SCOPES} to="see the calls held for approval and decide them">
         <ApprovalQueueView canDecide={hasScope(DECIDE_SCOPE)} decideScope={DECIDE_SCOPE} />
       </RequireScope>
     </Stack>

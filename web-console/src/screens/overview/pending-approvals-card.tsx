@@ -39,11 +39,12 @@ export function PendingApprovalsCard() {
           Pending approvals
         </Title>
       </Group>
-      {hasScope('approvals:decide') ? (
+      {hasScope('approvals:decide') || hasScope('audit:read') ? (
         <PendingList />
       ) : (
         <Text size="sm" c="dimmed">
-          Reading the approval queue needs the <code>approvals:decide</code> scope.
+          Reading the approval queue needs the <code>approvals:decide</code> or{' '}
+          <code>audit:read</code> scope.
         </Text>
       )}
     </Card>
