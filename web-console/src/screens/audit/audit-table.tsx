@@ -30,7 +30,7 @@ export function AuditTable({
             const reasonCode = reasonCodeOf(entry);
             return (
               <Table.Tr key={entry.id} data-entry-id={entry.id}>
-                <Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>
                   <Anchor
                     component="button"
                     type="button"

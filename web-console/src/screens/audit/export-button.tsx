@@ -2,7 +2,7 @@
 // export (`agent-gateway audit export`, docs/audit-storage.md) is a CLI command with database
 // access and has no HTTP route for an API key, so the console pages through the auditTrail
 // query with the current filters and writes one entry per line, oldest first (chain order).
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Stack, Text, Tooltip } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import type { CombinedError } from '@urql/core';
 import { useState } from 'react';
@@ -70,8 +70,13 @@ export function ExportButton({ variables }: { variables: AuditFilterVariables })
     }
   };
   return (
-    <Stack gap={4}>
-      <Group gap="xs">
+    <Stack gap={4} align="flex-end">
+      <Tooltip
+        label="Made in the browser from the filtered pages, oldest first. For an export that verifies with agent-gateway audit verify, run agent-gateway audit export."
+        multiline
+        w={320}
+        withArrow
+      >
         <Button
           variant="default"
           leftSection={<IconDownload size={16} />}
@@ -80,12 +85,10 @@ export function ExportButton({ variables }: { variables: AuditFilterVariables })
         >
           Export JSON Lines
         </Button>
-        <Text size="xs" c="dimmed" maw={420}>
-          {progress !== null
-            ? `${progress} entries read…`
-            : 'The filtered entries, read page by page in the browser, oldest first. For an export that verifies with `agent-gateway audit verify`, run `agent-gateway audit export`.'}
-        </Text>
-      </Group>
+      </Tooltip>
+      <Text size="xs" c="dimmed">
+        {progress !== null ? `${progress} entries read…` : 'Filtered entries, made in the browser'}
+      </Text>
       {error ? <ErrorAlert error={error} title="Export failed" /> : null}
     </Stack>
   );

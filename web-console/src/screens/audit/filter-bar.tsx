@@ -22,14 +22,14 @@ export function FilterBar({
         value={filters.action}
         onChange={(action) => set({ action })}
         clearable
-        w={220}
+        w={190}
       />
       <TextInput
         label="Agent"
         placeholder="Agent id"
         value={filters.agentId}
         onChange={(event) => set({ agentId: event.currentTarget.value })}
-        w={280}
+        w={220}
       />
       <Select
         label="Decision"
@@ -38,21 +38,21 @@ export function FilterBar({
         value={filters.decision || null}
         onChange={(decision) => set({ decision: decision ?? '' })}
         clearable
-        w={200}
+        w={160}
       />
       <TextInput
         type="datetime-local"
         label="From"
         value={filters.from}
         onChange={(event) => set({ from: event.currentTarget.value })}
-        w={200}
+        w={175}
       />
       <TextInput
         type="datetime-local"
         label="To"
         value={filters.to}
         onChange={(event) => set({ to: event.currentTarget.value })}
-        w={200}
+        w={175}
       />
       <Button
         variant="subtle"

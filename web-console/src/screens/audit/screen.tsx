@@ -14,7 +14,7 @@ import { FilterBar } from './filter-bar.tsx';
 import { type AuditFilters, filterVariables, NO_FILTERS } from './filters.ts';
 import type { AuditEntry } from './queries.ts';
 import { useAuditTrail } from './use-audit-trail.ts';
-import { VerifyChain } from './verify-chain.tsx';
+import { ChainCheckOutcome, useChainCheck, VerifyChainButton } from './verify-chain.tsx';
 
 function LiveSwitch({
   paused,
@@ -54,6 +54,7 @@ function AuditTrailView() {
   const [paused, setPaused] = useState(false);
   const trail = useAuditTrail(variables, paused);
   const [open, setOpen] = useState<AuditEntry | null>(null);
+  const check = useChainCheck({ from: variables.from, to: variables.to });
 
   const toggleLive = () => {
     if (paused) trail.release();
@@ -65,9 +66,12 @@ function AuditTrailView() {
       <FilterBar filters={filters} onChange={setFilters} />
       <Group justify="space-between" align="flex-start">
         <LiveSwitch paused={paused} held={trail.held.length} onToggle={toggleLive} />
-        <ExportButton variables={variables} />
+        <Group gap="sm" align="flex-start">
+          <VerifyChainButton check={check} ranged={Boolean(variables.from || variables.to)} />
+          <ExportButton variables={variables} />
+        </Group>
       </Group>
-      <VerifyChain range={{ from: variables.from, to: variables.to }} />
+      <ChainCheckOutcome check={check} />
       {trail.error ? <ErrorAlert error={trail.error} title="The trail could not be read" /> : null}
       {trail.liveError ? (
         <ErrorAlert error={trail.liveError} title="The live tail stopped" />

@@ -1,7 +1,7 @@
 // "Verify chain": the server's chain check (verifyAuditTrail, the same check as `agent-gateway
 // audit verify`) over the filter's time range, or the whole trail without one. The other filters
 // do not apply: the chain is verified as stored, not as filtered.
-import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { Alert, Button, Code, Text, Tooltip } from '@mantine/core';
 import { IconShieldCheck } from '@tabler/icons-react';
 import type { CombinedError } from '@urql/core';
 import { useState } from 'react';
@@ -46,39 +46,59 @@ function VerificationResult({ result }: { result: AuditVerification }) {
   );
 }
 
-export function VerifyChain({ range }: { range: Pick<AuditFilterVariables, 'from' | 'to'> }) {
+export interface ChainCheck {
+  readonly running: boolean;
+  readonly result: AuditVerification | null;
+  readonly error: CombinedError | null;
+  run(): void;
+}
+
+/** Runs verifyAuditTrail over the range on request and keeps its latest outcome. */
+export function useChainCheck(range: Pick<AuditFilterVariables, 'from' | 'to'>): ChainCheck {
   const client = useClient();
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<AuditVerification | null>(null);
   const [error, setError] = useState<CombinedError | null>(null);
-  const verify = async () => {
+  const run = () => {
     setRunning(true);
-    const answer = await client
+    void client
       .query(VerifyAuditTrailQuery, range, { requestPolicy: 'network-only' })
-      .toPromise();
-    setRunning(false);
-    setError(answer.error ?? null);
-    setResult(answer.data?.verifyAuditTrail ?? null);
+      .toPromise()
+      .then((answer) => {
+        setRunning(false);
+        setError(answer.error ?? null);
+        setResult(answer.data?.verifyAuditTrail ?? null);
+      });
   };
+  return { running, result, error, run };
+}
+
+export function VerifyChainButton({
+  check,
+  ranged,
+}: {
+  check: ChainCheck;
+  /** Whether the filters name a time range (only that range is checked). */
+  ranged: boolean;
+}) {
   return (
-    <Stack gap="xs">
-      <Group gap="xs">
-        <Button
-          variant="light"
-          leftSection={<IconShieldCheck size={16} />}
-          loading={running}
-          onClick={() => void verify()}
-        >
-          Verify chain
-        </Button>
-        <Text size="xs" c="dimmed">
-          {range.from || range.to
-            ? 'Checks the time range of the filters.'
-            : 'Checks the whole trail.'}
-        </Text>
-      </Group>
-      {error ? <ErrorAlert error={error} title="Verification failed to run" /> : null}
-      {result ? <VerificationResult result={result} /> : null}
-    </Stack>
+    <Tooltip
+      label={ranged ? 'Checks the time range of the filters' : 'Checks the whole trail'}
+      withArrow
+    >
+      <Button
+        variant="light"
+        leftSection={<IconShieldCheck size={16} />}
+        loading={check.running}
+        onClick={check.run}
+      >
+        Verify chain
+      </Button>
+    </Tooltip>
   );
+}
+
+export function ChainCheckOutcome({ check }: { check: ChainCheck }) {
+  if (check.error) return <ErrorAlert error={check.error} title="Verification failed to run" />;
+  return check.result ? <VerificationResult result={check.result} /> : null;
 }

@@ -15,12 +15,16 @@ import { ServerFormModal } from './server-form.tsx';
 import { ServerTable } from './server-table.tsx';
 import { ServerToolsDrawer } from './server-tools.tsx';
 
-type Editing = { mode: 'closed' } | { mode: 'register' } | { mode: 'edit'; server: McpServer };
-
 function ServersView() {
   const [{ data, error, fetching }, refetch] = useQuery({ query: McpServersQuery });
   const [, remove] = useMutation(RemoveMcpServerMutation);
-  const [editing, setEditing] = useState<Editing>({ mode: 'closed' });
+  // The form's server stays while the modal closes, so its content does not change as it fades.
+  const [formOpen, setFormOpen] = useState(false);
+  const [formServer, setFormServer] = useState<McpServer | null>(null);
+  const openForm = (server: McpServer | null) => {
+    setFormServer(server);
+    setFormOpen(true);
+  };
   const [toolsOf, setToolsOf] = useState<string | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
 
@@ -53,10 +57,7 @@ function ServersView() {
         <Text size="sm" c="dimmed">
           Where production calls to mcp://&lt;server id&gt; go, and what simulation mode answers.
         </Text>
-        <Button
-          leftSection={<IconPlus size={16} />}
-          onClick={() => setEditing({ mode: 'register' })}
-        >
+        <Button leftSection={<IconPlus size={16} />} onClick={() => openForm(null)}>
           Register server
         </Button>
       </Group>
@@ -69,17 +70,17 @@ function ServersView() {
         <ServerTable
           servers={data.mcpServers}
           onTools={(server) => setToolsOf(server.serverId)}
-          onEdit={(server) => setEditing({ mode: 'edit', server })}
+          onEdit={openForm}
           onRemove={confirmRemove}
         />
       ) : null}
       <ServerFormModal
-        opened={editing.mode !== 'closed'}
-        server={editing.mode === 'edit' ? editing.server : null}
-        onClose={() => setEditing({ mode: 'closed' })}
+        opened={formOpen}
+        server={formServer}
+        onClose={() => setFormOpen(false)}
         onSaved={(serverId) => {
           notifications.show({ color: 'green', message: `${serverId} saved` });
-          setEditing({ mode: 'closed' });
+          setFormOpen(false);
           reload();
         }}
       />

@@ -37,9 +37,11 @@ export function parseMockResults(
 function ServerFormFields({
   server,
   onDone,
+  onCancel,
 }: {
   server: McpServer | null;
   onDone(serverId: string): void;
+  onCancel(): void;
 }) {
   const [serverId, setServerId] = useState(server?.serverId ?? '');
   const [url, setUrl] = useState(server?.url ?? '');
@@ -121,6 +123,9 @@ function ServerFormFields({
           anyway and its refresh error shown.
         </Text>
         <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            Cancel
+          </Button>
           <Button type="submit" loading={saving}>
             {server ? 'Save changes' : 'Register'}
           </Button>
@@ -150,7 +155,12 @@ export function ServerFormModal({
       size="lg"
     >
       {/* Keyed so that each opening starts from the server's current values. */}
-      <ServerFormFields key={server?.id ?? 'new'} server={server} onDone={onSaved} />
+      <ServerFormFields
+        key={server?.id ?? 'new'}
+        server={server}
+        onDone={onSaved}
+        onCancel={onClose}
+      />
     </Modal>
   );
 }
