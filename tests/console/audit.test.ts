@@ -2,6 +2,7 @@
 // are listed newest first, a new deny arrives live at the top without reload (and waits while the
 // tail is paused), the agent and decision filters leave only matching rows, an entry's detail
 // shows its hash links and opens the previous entry, and "Verify chain" finds the chain valid.
+import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AgentId } from '../../shared/ids.js';
@@ -108,6 +109,14 @@ describeInBrowser('operator console: audit trail', () => {
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await rows(page).filter({ hasText: 'mcp_server.registered' }).waitFor();
 
+    // A time range that starts tomorrow holds nothing.
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const local = new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000);
+    await page.getByLabel('From').fill(local.toISOString().slice(0, 16));
+    await page.getByText('No entries match these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await rows(page).filter({ hasText: 'mcp_server.registered' }).waitFor();
+
     // The newest entry's detail: its hash, its predecessor's hash, which opens that entry.
     await row(page, held).getByRole('button').click();
     const drawer = page.getByRole('dialog');
@@ -129,6 +138,34 @@ describeInBrowser('operator console: audit trail', () => {
     await page.getByRole('button', { name: 'Verify chain' }).click();
     await page.getByText('Chain valid').waitFor();
     await page.getByText(/entries checked/).waitFor();
+
+    // The export holds every listed entry, one JSON object a line, oldest first.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export JSON Lines' }).click(),
+    ]);
+    const path = await download.path();
+    const lines = (await readFile(path, 'utf8')).trim().split('\n');
+    const exported = lines.map((line) => JSON.parse(line) as { id: string; seq: string });
+    expect(exported.length).toBe(await rows(page).count());
+    expect(exported.at(-1)?.id).toBe(held);
+    expect(exported.map((entry) => Number(entry.seq))).toEqual(
+      exported.map((_, index) => index + 1),
+    );
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('loads older entries page by page', async () => {
+    for (let i = 0; i < 50; i++) await deny(agentB);
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await rows(page).nth(49).waitFor();
+    expect(await rows(page).count()).toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await rows(page).nth(50).waitFor();
+    await rows(page).filter({ hasText: 'mcp_server.registered' }).waitFor();
+    await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
   }, 120_000);
 });
