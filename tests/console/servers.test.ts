@@ -99,7 +99,8 @@ describeInBrowser('operator console: MCP servers', () => {
       },
     ]);
 
-    // The held tool is reviewed and approved with the digest shown.
+    // The held tool is counted in the list, reviewed and approved with the digest shown.
+    await files.getByText('1 held').waitFor();
     await page.getByRole('button', { name: 'Tools of files' }).click();
     const drawer = page.getByRole('dialog');
     const change = drawer.getByLabel('Pending change of echo');
@@ -108,6 +109,7 @@ describeInBrowser('operator console: MCP servers', () => {
     await drawer.getByText('No tool of this server is held.').waitFor();
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'hidden' });
+    await files.getByText('1 held').waitFor({ state: 'detached' });
 
     // An unreachable upstream is registered anyway, with its refresh error shown.
     await page.getByRole('button', { name: 'Register server' }).click();

@@ -23,6 +23,7 @@ export const McpServersQuery = graphql(
   `
   query ConsoleMcpServers {
     mcpServers { ...McpServerFields }
+    toolDefinitionChanges { serverId toolName }
   }
 `,
   [McpServerFields],
@@ -89,3 +90,9 @@ export const ApproveToolDefinitionMutation = graphql(
 `,
   [ToolDefinitionFields],
 );
+
+export const ToolDefinitionEventsSubscription = graphql(`
+  subscription ConsoleToolDefinitionEvents {
+    toolDefinitionEvents { change serverId toolName }
+  }
+`);

@@ -5,12 +5,17 @@ import { Button, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { notifications } from '@mantine/notifications';
 import { IconPlus } from '@tabler/icons-react';
-import { useState } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useCallback, useEffect, useState } from 'react';
+import { useClient, useMutation, useQuery } from 'urql';
 import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
 import type { ScreenEntry } from '../../screens.tsx';
-import { type McpServer, McpServersQuery, RemoveMcpServerMutation } from './queries.ts';
+import {
+  type McpServer,
+  McpServersQuery,
+  RemoveMcpServerMutation,
+  ToolDefinitionEventsSubscription,
+} from './queries.ts';
 import { ServerFormModal } from './server-form.tsx';
 import { ServerTable } from './server-table.tsx';
 import { ServerToolsDrawer } from './server-tools.tsx';
@@ -26,7 +31,21 @@ function ServersView() {
     setFormOpen(true);
   };
   const [toolsOf, setToolsOf] = useState<string | null>(null);
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
+  const client = useClient();
+  // A tool an upstream changed (or an operator approved) changes the held counts: read them again.
+  useEffect(() => {
+    const subscription = client
+      .subscription(ToolDefinitionEventsSubscription, {})
+      .subscribe((event) => {
+        if (event.data) reload();
+      });
+    return () => subscription.unsubscribe();
+  }, [client, reload]);
+  const held = new Map<string, number>();
+  for (const change of data?.toolDefinitionChanges ?? []) {
+    held.set(change.serverId, (held.get(change.serverId) ?? 0) + 1);
+  }
 
   const confirmRemove = (server: McpServer) =>
     modals.openConfirmModal({
@@ -69,6 +88,7 @@ function ServersView() {
       {data && data.mcpServers.length > 0 ? (
         <ServerTable
           servers={data.mcpServers}
+          held={held}
           onTools={(server) => setToolsOf(server.serverId)}
           onEdit={openForm}
           onRemove={confirmRemove}

@@ -58,8 +58,11 @@ export function ServerTable({
   onTools,
   onEdit,
   onRemove,
+  held,
 }: {
   servers: readonly McpServer[];
+  /** Held tools per serverId (definitions waiting for approval). */
+  held: ReadonlyMap<string, number>;
   onTools(server: McpServer): void;
   onEdit(server: McpServer): void;
   onRemove(server: McpServer): void;
@@ -91,7 +94,16 @@ export function ServerTable({
               <Table.Td>
                 <Text size="sm">{server.transport.toLowerCase().replace('_', ' ')}</Text>
               </Table.Td>
-              <Table.Td>{toolCount(server)}</Table.Td>
+              <Table.Td>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="sm">{toolCount(server)}</Text>
+                  {held.get(server.serverId) ? (
+                    <Badge color="orange" variant="light" size="sm">
+                      {held.get(server.serverId)} held
+                    </Badge>
+                  ) : null}
+                </Group>
+              </Table.Td>
               <Table.Td>
                 <RefreshState server={server} />
               </Table.Td>
