@@ -1,9 +1,9 @@
 // The console's GraphQL client: urql over HTTP for queries and mutations, graphql-ws for
 // subscriptions, both authenticated by the signed-in API key. The CSRF header lets yoga's CSRF
-// prevention accept the requests. Every reconnect of the socket after a drop is reported, so live
-// lists can reload what they may have missed while it was down. The socket is lazy: it closes when
-// the last subscription ends and opens again with the next one (changing a subscription's
-// variables does that); such a reopening missed nothing and is not reported.
+// prevention accept the requests. Every connection of the socket after the first is reported, so
+// live lists can reload what they may have missed while it was down. The socket is lazy but closes
+// only a while after the last subscription ends: restarting a subscription (new variables, another
+// screen) keeps it open rather than reconnecting, which live lists would take for a drop.
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { createClient as createSocketClient } from 'graphql-ws';
 
@@ -22,17 +22,20 @@ export function authHeaders(apiKey: string): Record<string, string> {
 
 export function createConsoleClient(apiKey: string): ConsoleClient {
   const listeners = new Set<() => void>();
+  let connections = 0;
   const socketUrl = new URL(GRAPHQL_PATH, window.location.href);
   socketUrl.protocol = socketUrl.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = createSocketClient({
     url: socketUrl.toString(),
     connectionParams: { authorization: `Bearer ${apiKey}` },
     lazy: true,
+    lazyCloseTimeout: 5_000,
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,
     on: {
-      connected: (_socket, _payload, wasRetry) => {
-        if (wasRetry) for (const listener of listeners) listener();
+      connected: () => {
+        connections += 1;
+        if (connections > 1) for (const listener of listeners) listener();
       },
     },
   });
