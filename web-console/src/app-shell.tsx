@@ -6,6 +6,7 @@ import {
   Badge,
   Burger,
   Group,
+  Loader,
   NavLink,
   Stack,
   Text,
@@ -16,8 +17,9 @@ import {
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
+import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { SCREENS } from './screens.tsx';
+import { SCREENS, ScreenView } from './screens.tsx';
 import { useSession } from './session/session.tsx';
 
 function ColorSchemeSwitch() {
@@ -97,14 +99,18 @@ export function ConsoleShell() {
         </Stack>
       </AppShell.Navbar>
       <AppShell.Main>
-        <Switch>
-          {SCREENS.map((screen) => (
-            <Route key={screen.path} path={screen.path} nest component={screen.component} />
-          ))}
-          <Route>
-            <Redirect to={SCREENS[0]?.path ?? '/'} replace />
-          </Route>
-        </Switch>
+        <Suspense fallback={<Loader aria-label="Loading the screen" m="md" />}>
+          <Switch>
+            {SCREENS.map((screen) => (
+              <Route key={screen.path} path={screen.path} nest>
+                <ScreenView loader={screen.loader} />
+              </Route>
+            ))}
+            <Route>
+              <Redirect to={SCREENS[0]?.path ?? '/'} replace />
+            </Route>
+          </Switch>
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

@@ -1,22 +1,69 @@
-// The console's screens, found at build time: every `screens/<name>/screen.tsx` exports `screen`,
-// so adding a screen touches no shared file. Each names the scope it needs to be useful; the
-// navigation shows every screen and each screen explains a missing scope itself.
-import type { ComponentType } from 'react';
+// The console's screens, found at build time: every `screens/<name>/` holds `route.ts` (path,
+// label, scope, place in the navigation; bundled with the shell) and `screen.tsx` (the screen as
+// its default export; its own chunk, loaded when first opened), so adding a screen touches no
+// shared file and the first page loads only the code it shows. The navigation shows every screen
+// and each screen explains a missing scope itself.
+import { type ComponentType, use } from 'react';
 
-export interface ScreenEntry {
+export interface ScreenRoute {
   /** Route under /console, e.g. `/approvals`. */
   readonly path: string;
   readonly label: string;
   readonly scope: string;
   /** Position in the navigation (ascending). */
   readonly order: number;
-  readonly component: ComponentType;
 }
 
-const modules = import.meta.glob<{ screen: ScreenEntry }>('./screens/*/screen.tsx', {
-  eager: true,
-});
+export interface ScreenEntry extends ScreenRoute {
+  readonly loader: ScreenLoader;
+}
 
-export const SCREENS: readonly ScreenEntry[] = Object.values(modules)
-  .map((module) => module.screen)
+const routes = import.meta.glob<{ route: ScreenRoute }>('./screens/*/route.ts', { eager: true });
+const views = import.meta.glob<{ default: ComponentType }>('./screens/*/screen.tsx');
+
+/**
+ * A screen's code, fetched on first render, or at once for the screen the page opens on. Not
+ * React.lazy: lazy suspends on its first render even when the chunk is already here, and React
+ * then holds the fallback for its reveal throttle (300 ms); a screen whose chunk has arrived
+ * renders at once.
+ */
+export class ScreenLoader {
+  #loaded: ComponentType | null = null;
+  #loading: Promise<void> | null = null;
+
+  constructor(private readonly load: () => Promise<{ default: ComponentType }>) {}
+
+  get loaded(): ComponentType | null {
+    return this.#loaded;
+  }
+
+  start(): Promise<void> {
+    this.#loading ??= this.load().then((module) => {
+      this.#loaded = module.default;
+    });
+    return this.#loading;
+  }
+}
+
+/** Renders a screen, suspending (for the shell's Suspense) until its code is here. */
+export function ScreenView({ loader }: { loader: ScreenLoader }) {
+  const Loaded = loader.loaded;
+  if (Loaded) return <Loaded />;
+  use(loader.start());
+  return null;
+}
+
+/** The page's own path below /console, e.g. `/approvals/…`. */
+const opened = window.location.pathname.replace(/^\/console/, '');
+
+export const SCREENS: readonly ScreenEntry[] = Object.entries(routes)
+  .map(([file, module]) => {
+    const load = views[file.replace(/route\.ts$/, 'screen.tsx')];
+    if (!load) throw new Error(`${file} has no screen.tsx beside it`);
+    const { path } = module.route;
+    const loader = new ScreenLoader(load);
+    // The screen the page opens on starts loading now, beside the sign-in check, not after it.
+    if (opened === path || opened.startsWith(`${path}/`)) void loader.start();
+    return { ...module.route, loader };
+  })
   .sort((a, b) => a.order - b.order);

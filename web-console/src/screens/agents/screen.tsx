@@ -3,7 +3,6 @@
 // and the detail explains its absence where the kill button would be.
 import { Route, Switch } from 'wouter';
 import { RequireScope } from '../../components/require-scope.tsx';
-import type { ScreenEntry } from '../../screens.tsx';
 import { AgentDetailPage } from './agent-detail.tsx';
 import { AgentsList } from './agents-list.tsx';
 
@@ -20,10 +19,4 @@ function AgentsScreen() {
   );
 }
 
-export const screen: ScreenEntry = {
-  path: '/agents',
-  label: 'Agents',
-  scope: 'agents:manage',
-  order: 20,
-  component: AgentsScreen,
-};
+export default AgentsScreen;

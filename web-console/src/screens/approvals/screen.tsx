@@ -4,7 +4,6 @@
 // gate explains what is missing.
 import { Stack, Title } from '@mantine/core';
 import { RequireScope } from '../../components/require-scope.tsx';
-import type { ScreenEntry } from '../../screens.tsx';
 import { useSession } from '../../session/session.tsx';
 import { ApprovalQueueView } from './approval-queue-view.tsx';
 
@@ -24,10 +23,4 @@ function ApprovalsScreen() {
   );
 }
 
-export const screen: ScreenEntry = {
-  path: '/approvals',
-  label: 'Approvals',
-  scope: DECIDE_SCOPE,
-  order: 10,
-  component: ApprovalsScreen,
-};
+export default ApprovalsScreen;

@@ -6,7 +6,6 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
-import type { ScreenEntry } from '../../screens.tsx';
 import { AuditTable } from './audit-table.tsx';
 import { EntryDrawer } from './entry-drawer.tsx';
 import { ExportButton } from './export-button.tsx';
@@ -110,10 +109,4 @@ function AuditScreen() {
   );
 }
 
-export const screen: ScreenEntry = {
-  path: '/audit',
-  label: 'Audit trail',
-  scope: 'audit:read',
-  order: 30,
-  component: AuditScreen,
-};
+export default AuditScreen;

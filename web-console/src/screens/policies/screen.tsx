@@ -3,7 +3,6 @@
 import { Stack, Tabs, Title } from '@mantine/core';
 import { IconFileCode, IconShieldCog } from '@tabler/icons-react';
 import { RequireScope } from '../../components/require-scope.tsx';
-import type { ScreenEntry } from '../../screens.tsx';
 import { GatewayPolicyTab } from './gateway-policy-form.tsx';
 import { NplPoliciesTab } from './npl-policies-tab.tsx';
 
@@ -35,10 +34,4 @@ function PoliciesScreen() {
   );
 }
 
-export const screen: ScreenEntry = {
-  path: '/policies',
-  label: 'Policies',
-  scope: SCOPE,
-  order: 40,
-  component: PoliciesScreen,
-};
+export default PoliciesScreen;

@@ -9,7 +9,6 @@ import { useCallback, useEffect, useState } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
 import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
-import type { ScreenEntry } from '../../screens.tsx';
 import {
   type McpServer,
   McpServersQuery,
@@ -120,10 +119,4 @@ function ServersScreen() {
   );
 }
 
-export const screen: ScreenEntry = {
-  path: '/servers',
-  label: 'MCP servers',
-  scope: 'policies:manage',
-  order: 50,
-  component: ServersScreen,
-};
+export default ServersScreen;
