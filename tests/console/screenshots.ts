@@ -1,0 +1,142 @@
+/// <reference lib="dom" />
+// Takes the screenshots of docs/console/ (`npm run docs:screenshots`): a real gateway with a
+// little of everything (servers, a pinned policy, agents, allowed, denied and held calls, a kill),
+// each screen in Chromium at a laptop's 1366×820, the approvals screen in the dark scheme too.
+// Not a test: it writes files for the documentation.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/cli-process.js';
+import { inspectBody } from '../support/gateway.js';
+import { launchConsoleBrowser, signIn, startConsoleGateway } from './support.js';
+
+const OUT = join(REPO_ROOT, 'docs', 'console');
+const POLICY = `version: "1.0.0"
+policyName: payments-guard
+description: Wires need a human; customer exports are blocked.
+targetAgents: ["*"]
+rules:
+  - ruleId: large_wires_need_a_human
+    action: REQUIRE_HUMAN
+    condition: tool.name == 'wire_transfer' && args.amount > 1000
+    alertSeverity: CRITICAL
+  - ruleId: no_customer_exports
+    action: BLOCK
+    condition: tool.name == 'export_customers'
+    alertSeverity: MEDIUM
+`;
+
+async function graphql(url: string, key: string, query: string, variables = {}): Promise<unknown> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: unknown; errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+async function main(): Promise<void> {
+  await mkdir(OUT, { recursive: true });
+  const gateway = await startConsoleGateway();
+  const { tenant } = gateway;
+  await gateway.registerServer({
+    tenantId: tenant.id,
+    serverId: 'files',
+    url: 'http://127.0.0.1:9/mcp',
+  });
+  await gateway.registerServer({
+    tenantId: tenant.id,
+    serverId: 'bank',
+    url: 'http://127.0.0.1:9/mcp',
+  });
+  const uri = await gateway.publishPolicy(tenant.id, POLICY);
+  await gateway.setPolicy(tenant.id, {
+    trustedServers: ['files', 'bank'],
+    blockedTools: ['drop_table'],
+    pinnedPolicies: [uri],
+    // So the held call with a token reaches the approval queue (masked) instead of being denied.
+    exfilDetectSecrets: false,
+  });
+  const treasurer = await gateway.addAgent(tenant.id, { role: 'treasurer' });
+  const analyst = await gateway.addAgent(tenant.id, { role: 'analyst' });
+  const doomed = await gateway.addAgent(tenant.id, { role: 'scraper' });
+  for (let i = 0; i < 12; i++) await gateway.inspect(inspectBody(analyst, { tool: 'read_file' }));
+  for (let i = 0; i < 3; i++) await gateway.inspect(inspectBody(analyst, { tool: 'drop_table' }));
+  await gateway.inspect(inspectBody(analyst, { server: 'bank', tool: 'export_customers' }));
+  await gateway.inspect(
+    inspectBody(treasurer, {
+      server: 'bank',
+      tool: 'wire_transfer',
+      args: { to: 'ACME GmbH', amount: 25_000, memo: 'invoice 2231' },
+    }),
+  );
+  await gateway.inspect(
+    inspectBody(treasurer, {
+      server: 'bank',
+      tool: 'wire_transfer',
+      args: {
+        to: 'Contoso',
+        amount: 4_800,
+        note: `token ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}`,
+      },
+    }),
+  );
+  await graphql(
+    gateway.url,
+    gateway.consoleKey,
+    'mutation($id: ID!) { killAgent(agentId: $id, reason: "scraping outside its scope") { __typename } }',
+    { id: doomed },
+  );
+
+  const browser = await launchConsoleBrowser();
+  const shoot = async (
+    name: string,
+    link: string,
+    heading: string,
+    scheme: 'light' | 'dark' = 'light',
+  ) => {
+    const { page } = await browser.newPage({ colorScheme: scheme });
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await page.getByRole('link', { name: link }).click();
+    await page.getByRole('heading', { name: heading, level: 2 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: join(OUT, `${name}.png`) });
+    console.log(`wrote docs/console/${name}.png`);
+    await page.context().close();
+  };
+  await shoot('overview', 'Overview', 'Overview');
+  await shoot('approvals', 'Approvals', 'Approvals');
+  await shoot('approvals-dark', 'Approvals', 'Approvals', 'dark');
+  await shoot('agents', 'Agents', 'Agents');
+  await shoot('audit', 'Audit trail', 'Audit trail');
+  await shoot('policies', 'Policies', 'Policies');
+  await shoot('servers', 'MCP servers', 'MCP servers');
+  // The policy editor with a mistake on line 6, shown where it is.
+  const editing = await browser.newPage();
+  await signIn(editing.page, gateway.url, gateway.consoleKey);
+  await editing.page.getByRole('link', { name: 'Policies' }).click();
+  await editing.page.getByRole('button', { name: 'New policy' }).click();
+  const editor = editing.page.getByRole('textbox', { name: 'Policy source' });
+  await editor.click();
+  await editing.page.keyboard.press('ControlOrMeta+A');
+  await editor.evaluate((element, text) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+  }, POLICY.replace('action: BLOCK', 'action: BLOK').replace('payments-guard', 'payments-guard-v2'));
+  await editing.page.getByText(/line \d+, column \d+: action must be one of/).waitFor();
+  await editing.page.screenshot({ path: join(OUT, 'policy-editor.png') });
+  console.log('wrote docs/console/policy-editor.png');
+  await editing.context.close();
+
+  const { page } = await browser.newPage();
+  await page.goto(`${gateway.url}/console/`);
+  await page.getByLabel('API key').waitFor();
+  await page.screenshot({ path: join(OUT, 'sign-in.png') });
+  console.log('wrote docs/console/sign-in.png');
+  await browser.close();
+  await gateway.close();
+}
+
+await main();
