@@ -120,11 +120,14 @@ async function main(): Promise<void> {
   const editor = editing.page.getByRole('textbox', { name: 'Policy source' });
   await editor.click();
   await editing.page.keyboard.press('ControlOrMeta+A');
-  await editor.evaluate((element, text) => {
-    const data = new DataTransfer();
-    data.setData('text/plain', text);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
-  }, POLICY.replace('action: BLOCK', 'action: BLOK').replace('payments-guard', 'payments-guard-v2'));
+  await editor.evaluate(
+    (element, text) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', text);
+      element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+    },
+    POLICY.replace('action: BLOCK', 'action: BLOK').replace('payments-guard', 'payments-guard-v2'),
+  );
   await editing.page.getByText(/line \d+, column \d+: action must be one of/).waitFor();
   await editing.page.screenshot({ path: join(OUT, 'policy-editor.png') });
   console.log('wrote docs/console/policy-editor.png');
