@@ -66,19 +66,10 @@ export async function graphqlPlugin(
   app: FastifyInstance,
   options: GraphQLPluginOptions,
 ): Promise<void> {
-  const {
-    db,
-    audit,
-    authenticate,
-    publisher,
-    tools,
-    events,
-    keyCustody,
-    publicUrl,
-    killAgent,
-    flushDecisionStats,
-  } = options;
-  const introspection = options.introspection ?? readIntrospectionSwitch();
+  // What every operation's context carries, as the composition injected it.
+  const { introspection: introspectionOption, ...dependencies } = options;
+  const { authenticate } = dependencies;
+  const introspection = introspectionOption ?? readIntrospectionSwitch();
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
     schema,
@@ -101,16 +92,7 @@ export async function graphqlPlugin(
       }),
     ],
     context: ({ req, caller }) => ({
-      db,
-      audit,
-      authenticate,
-      publisher,
-      tools,
-      events,
-      keyCustody,
-      publicUrl,
-      killAgent,
-      flushDecisionStats,
+      ...dependencies,
       caller:
         caller ?? callers.get(req as FastifyRequest) ?? authenticate(req.headers.authorization),
     }),

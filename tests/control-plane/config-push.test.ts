@@ -14,28 +14,12 @@ import { type Database, openDatabase } from '../../storage/database.js';
 import { type CliProcess, killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { until } from '../support/until.js';
 
 afterEach(killCliProcesses);
 
 if (!postgresUrl) {
   console.warn('DATABASE_URL is not set: config push tests are SKIPPED (they need PostgreSQL).');
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch((error: unknown) => error as T);
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms (${value})`);
-    await sleep(5);
-  }
 }
 
 (postgresUrl ? describe : describe.skip)('config push between separate processes', () => {
@@ -135,7 +119,7 @@ async function until<T>(
       return response.status;
     };
     // The setup above reaches the control plane by its fingerprint poll, then the data plane.
-    await until(inspect, (status) => status === 200, 10_000, 'setup served');
+    await until(inspect, (status) => status === 200, 'setup served', 10_000);
 
     const graphql = async (query: string) => {
       const response = await fetch(`${controlPlane.url}/graphql`, {
@@ -153,7 +137,7 @@ async function until<T>(
         '... on MutationUpdateGatewayPolicySuccess { data { blockedTools } } } }',
     );
     expect(result.errors).toBeUndefined();
-    await until(inspect, (status) => status === 403, 5_000, 'policy change enforced');
+    await until(inspect, (status) => status === 403, 'policy change enforced', 5_000);
     const pushMs = performance.now() - started;
     console.log(
       `config push: GraphQL mutation → enforced on the remote data plane in ${pushMs.toFixed(1)} ms`,
@@ -166,8 +150,8 @@ async function until<T>(
     await until(
       () => db.query<{ v: number | null }>('select "appliedSnapshotVersion" as v from data_planes'),
       (rows) => Array.isArray(rows) && (rows[0]?.v ?? 0) >= 2,
-      5_000,
       'acknowledged',
+      5_000,
     );
 
     // A wrong credential: 401 on the stream, and a data plane with it says why.
@@ -202,7 +186,7 @@ async function until<T>(
     expect(await inspect()).toBe(403);
     controlPlane = await startControlPlane(new URL(controlPlane.url).port);
     // The restarted control plane counts versions from 1 again; the data plane still catches up.
-    await until(inspect, (status) => status === 200, 15_000, 'caught up');
+    await until(inspect, (status) => status === 200, 'caught up', 15_000);
     await stop(dataPlane.cli);
     await stop(controlPlane.cli);
   }, 85_000);

@@ -13,31 +13,12 @@ import { newAgentPublicKey } from '../support/agent-keys.js';
 import { killCliProcesses } from '../support/cli-process.js';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { until } from '../support/until.js';
 import type { Loose } from './graphql/support.js';
 import { type SplitDeployment, startSplitDeployment } from './kill-propagation-support.js';
 
 if (!postgresUrl) {
   console.warn('DATABASE_URL is not set: split decisionStats tests are SKIPPED (need PostgreSQL).');
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until `done` (a condition on the processes' state, not a duration). */
-async function until<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch((error: unknown) => error as T);
-    if (done(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms (${JSON.stringify(value)})`);
-    }
-    await sleep(20);
-  }
 }
 
 const STATS = `{ decisionStats(windowMinutes: 10) {

@@ -22,6 +22,7 @@ import type { CliProcess } from '../support/cli-process.js';
 import { killCliProcesses } from '../support/cli-process.js';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { until } from '../support/until.js';
 import {
   type BlockingUpstream,
   callId,
@@ -39,26 +40,6 @@ if (!postgresUrl) {
 
 const HEARTBEAT_MS = 1000;
 const ABORT_CODES = ['AGENT_REVOKED', 'MCP_UPSTREAM_ABORTED'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until `done` (a condition on the processes' state, not a duration). */
-async function until<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch((error: unknown) => error as T);
-    if (done(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: not within ${timeoutMs} ms (${JSON.stringify(value)})`);
-    }
-    await sleep(10);
-  }
-}
 
 /** The first JSON log line of `cli` from line `from` on matching `match`. */
 function nextLog(
