@@ -1,5 +1,5 @@
 // The control plane as one Fastify plugin: GraphQL (queries, mutations, subscriptions over
-// graphql-ws), the operator console at /console, the management REST routes (credential issue, OAuth client registration) and, when the process feeds remote
+// graphql-ws), the operator console at /console, the management REST routes (credential issue, OAuth client registration, audit export) and, when the process feeds remote
 // data planes, the configuration stream. The composition (runtime/) registers it on the shared
 // HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +8,7 @@ import type { GraphQLDependencies } from './graphql/context.js';
 import { graphqlPlugin } from './graphql/server.js';
 import { agentIdentityRoutes } from './routes/agent-identity.js';
 import { agentsSpawnRoutes } from './routes/agents-spawn.js';
+import { auditExportRoutes } from './routes/audit-export.js';
 import { credentialsIssueRoutes } from './routes/credentials-issue.js';
 import { oauthRegisterRoutes } from './routes/oauth-register.js';
 import type { ConfigStreamHub } from './stream/hub.js';
@@ -29,6 +30,7 @@ export async function controlPlanePlugin(
   await app.register(oauthRegisterRoutes, deps);
   await app.register(agentsSpawnRoutes, deps);
   await app.register(agentIdentityRoutes, deps);
+  await app.register(auditExportRoutes, deps);
   await app.register(consolePlugin, { dir: deps.consoleDir });
   if (deps.configStream) {
     await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadConfig } from '../../runtime/config.js';
-import { formatAuditExport } from '../../shared/audit/index.js';
+import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import { openAuditExport } from '../../storage/audit-export.js';
 import { isProcessAlive, readDataDirLock } from '../../storage/data-dir-lock.js';
@@ -17,7 +17,6 @@ const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
 /** Output is written in chunks of about this size, not one write per entry. */
-const CHUNK_BYTES = 64 * 1024;
 
 /** The options of `audit export`, as commander parses them. */
 export interface ExportFlags {
@@ -56,7 +55,7 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
         yield entry;
       }
     };
-    const text = chunked(formatAuditExport(counted()));
+    const text = inChunksOf(formatAuditExport(counted()));
     const where = flags.output === undefined ? 'standard output' : flags.output;
     if (flags.output === undefined) {
       await pipeline(Readable.from(text), process.stdout, { end: false });
@@ -151,18 +150,6 @@ async function requireMigrated(db: Database): Promise<void> {
         : `${pending.length} migration(s): ${pending.join(', ')}`;
     throw gatewayError('STORAGE_NOT_MIGRATED', { location: db.location, missing });
   }
-}
-
-async function* chunked(parts: AsyncIterable<string>): AsyncGenerator<string> {
-  let buffer = '';
-  for await (const part of parts) {
-    buffer += part;
-    if (buffer.length >= CHUNK_BYTES) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  if (buffer !== '') yield buffer;
 }
 
 /** Writes next to `file`, then renames: a failed export never leaves a partial file behind. */

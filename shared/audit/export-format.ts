@@ -40,3 +40,25 @@ export async function* formatAuditExport(
   }
   yield first ? ']\n' : '\n]\n';
 }
+
+/** Default size of the pieces `inChunksOf` joins the export text into. */
+export const EXPORT_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The same text in pieces of at least `size` characters (the last may be shorter): one write per
+ * 64 KiB to a file or a socket instead of one per entry.
+ */
+export async function* inChunksOf(
+  parts: AsyncIterable<string>,
+  size = EXPORT_CHUNK_BYTES,
+): AsyncGenerator<string> {
+  let buffer = '';
+  for await (const part of parts) {
+    buffer += part;
+    if (buffer.length >= size) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer !== '') yield buffer;
+}

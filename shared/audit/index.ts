@@ -5,7 +5,12 @@ export { canonicalJson } from '../json/canonical-json.js';
 export { AUDIT_ACTIONS, type AuditAction } from './actions.js';
 export { chainEntry } from './chain-entry.js';
 export { AUDIT_ISSUE_CODES, type AuditIssueCode } from './codes.js';
-export { formatAuditEntry, formatAuditExport } from './export-format.js';
+export {
+  EXPORT_CHUNK_BYTES,
+  formatAuditEntry,
+  formatAuditExport,
+  inChunksOf,
+} from './export-format.js';
 export {
   AuditExportSyntaxError,
   AuditExportTokenizer,

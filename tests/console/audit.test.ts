@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { verifyAuditChain } from '../../shared/audit/index.js';
 import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { inspectBody } from '../support/gateway.js';
@@ -152,6 +153,16 @@ describeInBrowser('operator console: audit trail', () => {
     expect(exported.map((entry) => Number(entry.seq))).toEqual(
       exported.map((_, index) => index + 1),
     );
+
+    // The verifiable export is the gateway's own: the whole chain, which our verifier accepts.
+    const [verifiable] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Verifiable export' }).click(),
+    ]);
+    expect(verifiable.suggestedFilename()).toMatch(/^audit-.*\.json$/);
+    const chain = JSON.parse(await readFile(await verifiable.path(), 'utf8')) as unknown[];
+    expect(chain.length).toBe(exported.length);
+    expect(await verifyAuditChain(chain)).toMatchObject({ ok: true, count: chain.length });
     expect(errors).toEqual([]);
   }, 120_000);
 

@@ -1,7 +1,6 @@
-// Export of the filtered trail as JSON Lines, made in the browser: the gateway's verifiable
-// export (`agent-gateway audit export`, docs/audit-storage.md) is a CLI command with database
-// access and has no HTTP route for an API key, so the console pages through the auditTrail
-// query with the current filters and writes one entry per line, oldest first (chain order).
+// Export of the filtered trail as JSON Lines, made in the browser for analysis: the console pages
+// through the auditTrail query with every current filter and writes one entry per line, oldest
+// first. Filtered entries are not a chain; the export that verifies is VerifiableExportButton's.
 import { Button, Stack, Text, Tooltip } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
 import type { CombinedError } from '@urql/core';
@@ -72,7 +71,7 @@ export function ExportButton({ variables }: { variables: AuditFilterVariables })
   return (
     <Stack gap={4} align="flex-end">
       <Tooltip
-        label="Made in the browser from the filtered pages, oldest first. For an export that verifies with agent-gateway audit verify, run agent-gateway audit export."
+        label="Made in the browser from the filtered pages, oldest first, for analysis. The export that verifies with agent-gateway audit verify is Verifiable export."
         multiline
         w={320}
         withArrow

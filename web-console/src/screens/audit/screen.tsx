@@ -13,6 +13,7 @@ import { FilterBar } from './filter-bar.tsx';
 import { type AuditFilters, filterVariables, NO_FILTERS } from './filters.ts';
 import type { AuditEntry } from './queries.ts';
 import { useAuditTrail } from './use-audit-trail.ts';
+import { VerifiableExportButton } from './verifiable-export-button.tsx';
 import { ChainCheckOutcome, useChainCheck, VerifyChainButton } from './verify-chain.tsx';
 
 function LiveSwitch({
@@ -67,6 +68,7 @@ function AuditTrailView() {
         <LiveSwitch paused={paused} held={trail.held.length} onToggle={toggleLive} />
         <Group gap="sm" align="flex-start">
           <VerifyChainButton check={check} ranged={Boolean(variables.from || variables.to)} />
+          <VerifiableExportButton variables={variables} />
           <ExportButton variables={variables} />
         </Group>
       </Group>
