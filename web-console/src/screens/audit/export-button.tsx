@@ -7,6 +7,7 @@ import type { CombinedError } from '@urql/core';
 import { useState } from 'react';
 import { type Client, type OperationResult, useClient } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { saveFile } from '../../components/save-file.ts';
 import type { ResultOf } from '../../graphql.ts';
 import type { AuditFilterVariables } from './filters.ts';
 import { type AuditEntry, AuditTrailQuery } from './queries.ts';
@@ -38,15 +39,6 @@ async function readFilteredTrail(
   }
 }
 
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  URL.revokeObjectURL(url);
-}
-
 export function ExportButton({ variables }: { variables: AuditFilterVariables }) {
   const client = useClient();
   const [progress, setProgress] = useState<number | null>(null);
@@ -61,7 +53,10 @@ export function ExportButton({ variables }: { variables: AuditFilterVariables })
         .map((entry) => JSON.stringify(entry))
         .join('\n');
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      download(`audit-trail-${stamp}.jsonl`, lines ? `${lines}\n` : '');
+      saveFile(
+        `audit-trail-${stamp}.jsonl`,
+        new Blob([lines ? `${lines}\n` : ''], { type: 'application/x-ndjson' }),
+      );
     } catch (failure) {
       setError(failure as CombinedError);
     } finally {

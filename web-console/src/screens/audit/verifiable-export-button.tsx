@@ -5,19 +5,11 @@ import { Alert, Button, Code, Text, Tooltip } from '@mantine/core';
 import { IconShieldDown } from '@tabler/icons-react';
 import { useState } from 'react';
 import { authHeaders } from '../../client.ts';
+import { saveFile } from '../../components/save-file.ts';
 import { readStoredApiKey } from '../../session/api-key-store.ts';
 import type { AuditFilterVariables } from './filters.ts';
 
 export const AUDIT_EXPORT_PATH = '/api/v1/audit/export';
-
-function save(name: string, blob: Blob): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  URL.revokeObjectURL(url);
-}
 
 export function VerifiableExportButton({ variables }: { variables: AuditFilterVariables }) {
   const [busy, setBusy] = useState(false);
@@ -43,7 +35,7 @@ export function VerifiableExportButton({ variables }: { variables: AuditFilterVa
         return;
       }
       const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '');
-      save(name?.[1] ?? 'audit-export.json', await response.blob());
+      saveFile(name?.[1] ?? 'audit-export.json', await response.blob());
     } catch {
       setProblem('The gateway cannot be reached.');
     } finally {
