@@ -10,9 +10,11 @@ import {
 } from '../shared/decisions/decision-counts.js';
 import type { Database } from './database.js';
 
+const LOCAL_PREFIX = 'local:';
+
 /** The reporter of the in-process data plane of a `start` process named `name`. */
 export function localReporter(name: string): string {
-  return `local:${name}`;
+  return `${LOCAL_PREFIX}${name}`;
 }
 
 const INT_MAX = 2_147_483_647;
@@ -83,8 +85,16 @@ export interface DecisionWindowCounts {
   readonly topDeniedTools: readonly { serverId: string; toolName: string; count: number }[];
   /** Reason codes of denies and holds, count desc, at most `limit`. */
   readonly topReasonCodes: readonly { reasonCode: string; count: number }[];
-  /** Who reported in the window, most recent first; `name` null: not a registered data plane. */
-  readonly reporters: readonly { reporter: string; name: string | null; lastReportedAt: Date }[];
+  /**
+   * Who reported in the window, most recent first: `dataPlaneId` null for an in-process data
+   * plane (`name` is then its process name), else the registered data plane and its name.
+   */
+  readonly reporters: readonly {
+    reporter: string;
+    dataPlaneId: string | null;
+    name: string;
+    lastReportedAt: Date;
+  }[];
 }
 
 /** The tenant's counts of minutes at or after `since`, aggregated over every reporter. */
@@ -136,10 +146,14 @@ export async function readDecisionCounts(
       reasonCode: row.reasonCode,
       count: Number(row.count),
     })),
-    reporters: reporters.map((row) => ({
-      reporter: row.reporter,
-      name: row.name,
-      lastReportedAt: new Date(row.lastReportedAt),
-    })),
+    reporters: reporters.map((row) => {
+      const local = row.reporter.startsWith(LOCAL_PREFIX);
+      return {
+        reporter: row.reporter,
+        dataPlaneId: local ? null : row.reporter,
+        name: row.name ?? (local ? row.reporter.slice(LOCAL_PREFIX.length) : row.reporter),
+        lastReportedAt: new Date(row.lastReportedAt),
+      };
+    }),
   };
 }

@@ -205,31 +205,11 @@ export async function configStreamPlugin(
             aborted: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
             decisions: { type: 'array', maxItems: MAX_DECISION_REPORT_ROWS, items: DECISION_ROW },
           },
+          // Exactly one kind: with propertyNames closed, the count of properties rules out mixes.
           oneOf: [
-            {
-              required: ['version'],
-              not: {
-                anyOf: [
-                  { required: ['kill'] },
-                  { required: ['aborted'] },
-                  { required: ['decisions'] },
-                ],
-              },
-            },
-            {
-              required: ['kill', 'aborted'],
-              not: { anyOf: [{ required: ['version'] }, { required: ['decisions'] }] },
-            },
-            {
-              required: ['decisions'],
-              not: {
-                anyOf: [
-                  { required: ['version'] },
-                  { required: ['kill'] },
-                  { required: ['aborted'] },
-                ],
-              },
-            },
+            { required: ['version'], maxProperties: 1 },
+            { required: ['kill', 'aborted'], maxProperties: 2 },
+            { required: ['decisions'], maxProperties: 1 },
           ],
         },
         response: {

@@ -70,11 +70,7 @@ export class DecisionTally {
       this.#currentMinute = minute;
       this.#current = tenants;
     }
-    let counts = tenants.get(tenantId);
-    if (counts === undefined) {
-      counts = { allow: 0, rows: new Map() };
-      tenants.set(tenantId, counts);
-    }
+    const counts = tenantCounts(tenants, tenantId);
     if (outcome === 'allow') {
       if (counts.allow++ === 0) this.#grew();
       return;
@@ -127,12 +123,7 @@ export class DecisionTally {
     const oldest = this.#now() - DECISION_RETENTION_MS;
     for (const row of rows) {
       if (row.minute < oldest) continue;
-      const tenants = this.#minuteBucket(row.minute);
-      let counts = tenants.get(row.tenantId);
-      if (counts === undefined) {
-        counts = { allow: 0, rows: new Map() };
-        tenants.set(row.tenantId, counts);
-      }
+      const counts = tenantCounts(this.#minuteBucket(row.minute), row.tenantId);
       if (row.outcome === 'allow') {
         const before = counts.allow;
         counts.allow += row.count;
@@ -193,6 +184,16 @@ export class DecisionTally {
       }
     }
   }
+}
+
+/** The tenant's counts in a minute, made on first use. */
+function tenantCounts(tenants: Map<string, TenantMinute>, tenantId: string): TenantMinute {
+  let counts = tenants.get(tenantId);
+  if (counts === undefined) {
+    counts = { allow: 0, rows: new Map() };
+    tenants.set(tenantId, counts);
+  }
+  return counts;
 }
 
 /** A name as counted: at most MAX_DECISION_NAME_LENGTH characters, empty when unknown. */

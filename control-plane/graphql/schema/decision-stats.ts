@@ -179,11 +179,7 @@ builder.queryField('decisionStats', (t) =>
         ...aggregate(counts.perMinute),
         topDeniedTools: counts.topDeniedTools,
         topReasonCodes: counts.topReasonCodes,
-        reporters: counts.reporters.map((row) => ({
-          dataPlaneId: row.reporter.startsWith('local:') ? null : row.reporter,
-          name: row.name ?? row.reporter.replace(/^local:/, ''),
-          lastReportedAt: row.lastReportedAt,
-        })),
+        reporters: counts.reporters,
       };
     },
   }),
