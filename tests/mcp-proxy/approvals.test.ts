@@ -6,22 +6,11 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../shared/events/index.js';
-import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { type Approver, startApprover } from '../support/approver.js';
-import { connectWithApiKey, type ProxyFixture, startProxyFixture } from './support.js';
-
-const HOLD_POLICY = `version: "1.0.0"
-policyName: proxy-approvals
-targetAgents: ["*"]
-rules:
-  - ruleId: human_echo
-    action: REQUIRE_HUMAN
-    condition: "tool.name == 'echo' && args.text == 'needs-human'"
-    alertSeverity: MEDIUM
-`;
+import { connectWithApiKey, type ProxyFixture, startHoldingProxyFixture } from './support.js';
 
 describe('MCP proxy: held calls wait for their approval', () => {
   let fixture: ProxyFixture;
@@ -29,14 +18,7 @@ describe('MCP proxy: held calls wait for their approval', () => {
   const approvers: Approver[] = [];
 
   beforeAll(async () => {
-    fixture = await startProxyFixture('pglite');
-    const { gateway, serverId } = fixture;
-    admin = await gateway.addApiKey(gateway.tenant.id, [...ALL_SCOPES]);
-    const uri = await gateway.publishPolicy(gateway.tenant.id, HOLD_POLICY);
-    await gateway.setPolicy(gateway.tenant.id, {
-      trustedServers: [serverId],
-      pinnedPolicies: [uri],
-    });
+    ({ fixture, admin } = await startHoldingProxyFixture('pglite'));
   });
   afterAll(async () => {
     for (const started of approvers) await started.dispose();

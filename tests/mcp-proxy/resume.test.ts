@@ -3,9 +3,8 @@
 // disconnection is not a cancellation); the client GETs with Last-Event-ID and receives what it
 // missed and the result once an operator approved. An unknown Last-Event-ID is 400.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { graphql } from '../control-plane/graphql/support.js';
-import { type ProxyFixture, startProxyFixture } from './support.js';
+import { type ProxyFixture, startHoldingProxyFixture } from './support.js';
 import {
   apiKeyHeaders,
   expectRefusal,
@@ -14,16 +13,6 @@ import {
   parseSse,
   toolsCall,
 } from './transport-support.js';
-
-const HOLD_POLICY = `version: "1.0.0"
-policyName: proxy-resume
-targetAgents: ["*"]
-rules:
-  - ruleId: human_echo
-    action: REQUIRE_HUMAN
-    condition: "tool.name == 'echo' && args.text == 'needs-human'"
-    alertSeverity: MEDIUM
-`;
 
 /** Reads an SSE body until `until` holds for the events so far, then drops the connection. */
 async function readEvents(
@@ -59,14 +48,7 @@ describe('MCP proxy: a broken stream resumes with Last-Event-ID', () => {
   let fixture: ProxyFixture;
   let admin: string;
   beforeAll(async () => {
-    fixture = await startProxyFixture('pglite');
-    const { gateway, serverId } = fixture;
-    admin = await gateway.addApiKey(gateway.tenant.id, [...ALL_SCOPES]);
-    const uri = await gateway.publishPolicy(gateway.tenant.id, HOLD_POLICY);
-    await gateway.setPolicy(gateway.tenant.id, {
-      trustedServers: [serverId],
-      pinnedPolicies: [uri],
-    });
+    ({ fixture, admin } = await startHoldingProxyFixture('pglite'));
   });
   afterAll(() => fixture.close());
 

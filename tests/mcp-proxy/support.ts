@@ -2,6 +2,7 @@
 // clients connected through /mcp/{serverId}.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import type { DatabaseKindUnderTest } from '../support/databases.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import {
@@ -39,6 +40,32 @@ export async function startProxyFixture(
       await upstream.close();
     },
   };
+}
+
+/** Holds `echo` called with `text: 'needs-human'` for a human; every other call passes. */
+export const HOLD_ECHO_POLICY = `version: "1.0.0"
+policyName: proxy-holds
+targetAgents: ["*"]
+rules:
+  - ruleId: human_echo
+    action: REQUIRE_HUMAN
+    condition: "tool.name == 'echo' && args.text == 'needs-human'"
+    alertSeverity: MEDIUM
+`;
+
+/**
+ * A proxy fixture whose tenant pins HOLD_ECHO_POLICY, and an API key with every scope (to decide
+ * the approvals).
+ */
+export async function startHoldingProxyFixture(
+  kind: DatabaseKindUnderTest,
+): Promise<{ fixture: ProxyFixture; admin: string }> {
+  const fixture = await startProxyFixture(kind);
+  const { gateway, serverId } = fixture;
+  const admin = await gateway.addApiKey(gateway.tenant.id, [...ALL_SCOPES]);
+  const uri = await gateway.publishPolicy(gateway.tenant.id, HOLD_ECHO_POLICY);
+  await gateway.setPolicy(gateway.tenant.id, { trustedServers: [serverId], pinnedPolicies: [uri] });
+  return { fixture, admin };
 }
 
 /** An official SDK client through the proxy, authenticated with an API key and X-Agent-Id. */
