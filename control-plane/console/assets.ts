@@ -1,5 +1,6 @@
 // The built console (web-console/dist, made by Vite) loaded once at start: index.html as a template
-// and every file under assets/ in memory, with a gzip copy of the compressible ones. The set of
+// and every file under assets/ in memory; a compressible file's gzip copy is made the first time
+// a browser asks for it (so a gateway whose console is never opened never pays for it). The set of
 // files is fixed by the build and their names carry content hashes, so a map lookup is the whole
 // "file server": no path from a request ever reaches the file system (nothing to traverse), and
 // no static-file library is needed for ~20 files that never change while the process runs.
@@ -9,9 +10,22 @@ import { gzipSync } from 'node:zlib';
 
 export interface ConsoleAsset {
   readonly body: Buffer;
-  /** The gzip-compressed body, when compressing saves something. */
-  readonly gzip: Buffer | null;
   readonly contentType: string;
+  readonly compressible: boolean;
+}
+
+const gzipped = new WeakMap<ConsoleAsset, Buffer | null>();
+
+/** The asset's gzip body, made once; null when compressing it saves nothing. */
+export function gzipOf(asset: ConsoleAsset): Buffer | null {
+  if (!asset.compressible) return null;
+  let gzip = gzipped.get(asset);
+  if (gzip === undefined) {
+    const made = gzipSync(asset.body, { level: 9 });
+    gzip = made.length < asset.body.length ? made : null;
+    gzipped.set(asset, gzip);
+  }
+  return gzip;
 }
 
 export interface ConsoleBuild {
@@ -19,8 +33,6 @@ export interface ConsoleBuild {
   readonly indexHtml: string;
   /** File name under assets/ → the file. */
   readonly assets: ReadonlyMap<string, ConsoleAsset>;
-  /** Total bytes of the JavaScript files (reported in docs/PERFORMANCE.md by the bench). */
-  readonly scriptBytes: number;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -39,7 +51,6 @@ export function loadConsoleBuild(dir: string): ConsoleBuild | null {
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
   const assets = new Map<string, ConsoleAsset>();
-  let scriptBytes = 0;
   const assetsDir = join(dir, 'assets');
   if (existsSync(assetsDir)) {
     for (const name of readdirSync(assetsDir)) {
@@ -47,14 +58,12 @@ export function loadConsoleBuild(dir: string): ConsoleBuild | null {
       if (!statSync(file).isFile()) continue;
       const extension = extname(name);
       const body = readFileSync(file);
-      const gzip = COMPRESSIBLE.has(extension) ? gzipSync(body, { level: 9 }) : null;
-      if (extension === '.js') scriptBytes += body.length;
       assets.set(name, {
         body,
-        gzip: gzip && gzip.length < body.length ? gzip : null,
         contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
+        compressible: COMPRESSIBLE.has(extension),
       });
     }
   }
-  return { indexHtml: readFileSync(indexFile, 'utf8'), assets, scriptBytes };
+  return { indexHtml: readFileSync(indexFile, 'utf8'), assets };
 }

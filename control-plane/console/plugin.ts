@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildErrorBody, gatewayError } from '../../shared/errors/index.js';
 import { findPackageRoot } from '../../shared/package-root.js';
-import { type ConsoleBuild, loadConsoleBuild } from './assets.js';
+import { type ConsoleBuild, gzipOf, loadConsoleBuild } from './assets.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -155,9 +155,8 @@ export async function consolePlugin(
         vary: 'accept-encoding',
       });
       const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-      if (asset.gzip && acceptsGzip) {
-        return reply.header('content-encoding', 'gzip').send(asset.gzip);
-      }
+      const gzip = acceptsGzip ? gzipOf(asset) : null;
+      if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
       return reply.send(asset.body);
     },
   );
