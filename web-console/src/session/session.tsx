@@ -31,6 +31,8 @@ export type Viewer = ResultOf<typeof MeQuery>['me'];
 export interface Session {
   readonly viewer: Viewer;
   readonly consoleClient: ConsoleClient;
+  /** The headers of a REST request to the gateway with the signed-in key (GraphQL has its client). */
+  readonly authHeaders: Readonly<Record<string, string>>;
   hasScope(scope: string): boolean;
   signOut(): void;
 }
@@ -67,13 +69,18 @@ async function fetchViewer(apiKey: string): Promise<Viewer> {
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [signedIn, setSignedIn] = useState<{ viewer: Viewer; client: ConsoleClient } | null>(null);
+  const [signedIn, setSignedIn] = useState<{
+    viewer: Viewer;
+    apiKey: string;
+    client: ConsoleClient;
+  } | null>(null);
   const [restoring, setRestoring] = useState(() => readStoredApiKey() !== null);
 
-  const signIn = useCallback(async (apiKey: string) => {
-    const viewer = await fetchViewer(apiKey.trim());
-    storeApiKey(apiKey.trim());
-    setSignedIn({ viewer, client: createConsoleClient(apiKey.trim()) });
+  const signIn = useCallback(async (typed: string) => {
+    const apiKey = typed.trim();
+    const viewer = await fetchViewer(apiKey);
+    storeApiKey(apiKey);
+    setSignedIn({ viewer, apiKey, client: createConsoleClient(apiKey) });
   }, []);
 
   useEffect(() => {
@@ -90,6 +97,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return {
       viewer: signedIn.viewer,
       consoleClient: signedIn.client,
+      authHeaders: authHeaders(signedIn.apiKey),
       hasScope: (scope) => scopes.has(scope),
       signOut: () => {
         forgetApiKey();

@@ -4,14 +4,14 @@
 import { Alert, Button, Code, Text, Tooltip } from '@mantine/core';
 import { IconShieldDown } from '@tabler/icons-react';
 import { useState } from 'react';
-import { authHeaders } from '../../client.ts';
 import { saveFile } from '../../components/save-file.ts';
-import { readStoredApiKey } from '../../session/api-key-store.ts';
+import { useSession } from '../../session/session.tsx';
 import type { AuditFilterVariables } from './filters.ts';
 
 export const AUDIT_EXPORT_PATH = '/api/v1/audit/export';
 
 export function VerifiableExportButton({ variables }: { variables: AuditFilterVariables }) {
+  const { authHeaders } = useSession();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const slice = Boolean(variables.from || variables.to);
@@ -24,7 +24,7 @@ export function VerifiableExportButton({ variables }: { variables: AuditFilterVa
       if (variables.from) query.set('from', variables.from);
       if (variables.to) query.set('to', variables.to);
       const response = await fetch(`${AUDIT_EXPORT_PATH}${query.size ? `?${query}` : ''}`, {
-        headers: authHeaders(readStoredApiKey() ?? ''),
+        headers: authHeaders,
       });
       if (!response.ok) {
         const body = (await response.json().catch(() => null)) as {
