@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
+import { makeDataDirPrivate } from '../storage/data-dir-permissions.js';
 import { type Database, openDatabase } from '../storage/database.js';
 import { openEventBus } from '../storage/events/index.js';
 import type { GatewayConfig } from './config.js';
@@ -52,6 +53,18 @@ export async function startProcess(
   logger: Logger,
   plan: ProcessPlan,
 ): Promise<RunningProcess> {
+  // The data directory holds the embedded database, the signing keys and the master key: private
+  // to this user before anything is opened in it, however it was made (data-dir-permissions.ts).
+  // A control plane on PostgreSQL may have no use for one: it is then not created here.
+  const tightened = await makeDataDirPrivate(config.dataDir, {
+    create: config.databaseUrl === undefined || plan.role !== 'control-plane',
+  });
+  if (tightened > 0) {
+    logger.warn(
+      { dataDir: config.dataDir, entries: tightened },
+      'data directory permissions tightened: group and other access removed',
+    );
+  }
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
@@ -92,7 +105,9 @@ export async function startProcess(
         role: plan.role,
         ...(plan.processName ? { processName: plan.processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),
-        ...(tokenSigningKey ? { tokenSigningKey } : {}),
+        ...(tokenSigningKey
+          ? { tokenSigningKey, reloadTokenSigningKey: () => loadTokenSigningKey(config.dataDir) }
+          : {}),
       });
     } catch (error) {
       await events.close().catch(() => {});

@@ -18,6 +18,7 @@ import pg from 'pg';
 import { PrismaClient } from '../prisma/generated/client/client.js';
 import { gatewayError } from '../shared/errors/index.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { PRIVATE_DIR_MODE } from './data-dir-permissions.js';
 import { type EmbeddedServer, startEmbeddedServer } from './embedded-server.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -77,7 +78,8 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir !== undefined) {
     try {
-      await mkdir(dataDir, { recursive: true });
+      // Private from the start (data-dir-permissions.ts): a later umask cannot widen it.
+      await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     } catch (error) {
       throw gatewayError(
         'STORAGE_DATA_DIR_UNWRITABLE',

@@ -21,6 +21,7 @@ import { chmod, unlink } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { keepPGliteFilesPrivate } from './pglite-file-modes.js';
 import { PGliteSessionQueue } from './pglite-session-queue.js';
 
 export interface PGliteWorkerData {
@@ -62,6 +63,8 @@ export async function servePGlite(
 
 async function main(port: NonNullable<typeof parentPort>, data: PGliteWorkerData): Promise<void> {
   const report = (message: PGliteWorkerReport) => port.postMessage(message);
+  // Before PGlite touches a file: everything it creates is private (pglite-file-modes.ts).
+  keepPGliteFilesPrivate();
   let db: PGlite;
   try {
     db = await PGlite.create(data.pgdata ?? undefined);

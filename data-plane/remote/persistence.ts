@@ -18,7 +18,7 @@ export interface PersistedSnapshot {
 }
 
 export async function saveSnapshot(file: string, persisted: PersistedSnapshot): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const text = JSON.stringify({
     format: FORMAT,

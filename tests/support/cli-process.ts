@@ -27,8 +27,23 @@ export interface CliProcess {
   exited: Promise<number>;
 }
 
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+export interface RunCliOptions {
+  /** Start the CLI under this umask (octal digits, e.g. `000`), as a shell would. */
+  readonly umask?: string;
+}
+
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  options: RunCliOptions = {},
+): CliProcess {
+  const argv = ['--import', 'tsx', 'cli/main.ts', ...args];
+  // Under a umask: a shell sets it, then becomes node (`$0` is node, `$@` its arguments).
+  const [file, fileArgs] =
+    options.umask === undefined
+      ? [process.execPath, argv]
+      : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...argv]];
+  const child = spawn(file, fileArgs, {
     cwd: REPO_ROOT,
     // The storage under test is always explicit: a test's environment never leaks into the CLI.
     env: { ...process.env, CI: '', DATABASE_URL: '', AGENT_GATEWAY_LOG_LEVEL: 'info', ...env },
