@@ -8,6 +8,7 @@ import { registerDataPlaneCommand } from './commands/data-plane.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerNplCommand } from './commands/npl.js';
 import { registerStartCommand } from './commands/start.js';
+import { registerTokenKeyCommand } from './commands/token-key.js';
 
 export function buildProgram(): Command {
   const program = new Command('agent-gateway')
@@ -21,5 +22,6 @@ export function buildProgram(): Command {
   registerAgentiamCommand(program);
   registerControlPlaneCommand(program);
   registerDataPlaneCommand(program);
+  registerTokenKeyCommand(program);
   return program;
 }

@@ -24,6 +24,7 @@ import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessi
 import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
 import { DecisionCountsWriter } from '../data-plane/metrics/decision-counts-writer.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
+import { followKeyRotation } from '../data-plane/oauth/follow-key-rotation.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
 import { RevokedTokens } from '../data-plane/oauth/revocations.js';
@@ -137,6 +138,11 @@ export interface GatewayRuntimeOptions {
    * plane. Without it, forwards under oauthMode mcp_as fail closed with MCP_OAUTH_UNAVAILABLE.
    */
   readonly tokenSigningKey?: TokenSigningKeyMaterial;
+  /**
+   * Reads the key file again (runtime/token-signing-key.ts): with it, the process switches to a
+   * rotated key once a snapshot retires the one it signs with (data-plane/oauth/follow-key-rotation.ts).
+   */
+  readonly reloadTokenSigningKey?: () => Promise<TokenSigningKeyMaterial>;
   /** Failed OAuth client authentications per client id and address (production defaults). */
   readonly oauthAuthFailureLimits?: AuthFailureLimits;
   /** This process's name in kills (receivedBy, confirmedBy); default `local`. */
@@ -250,6 +256,14 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     options.tokenSigningKey && role !== 'control-plane'
       ? await TokenSigner.create(options.tokenSigningKey, publicUrl)
       : undefined;
+  if (tokenSigner && options.reloadTokenSigningKey) {
+    followKeyRotation({
+      signer: tokenSigner,
+      store,
+      reload: options.reloadTokenSigningKey,
+      logger,
+    });
+  }
   // A control plane alone serves the HTTP edge without data-plane routes.
   const app =
     role === 'control-plane'

@@ -3,8 +3,14 @@
 // restarts, so tokens minted before a restart still verify. Its public half is upserted into
 // token_signing_keys (id = kid = RFC 7638 thumbprint) before the first snapshot is built, so the
 // JWKS every data plane serves from its snapshot names it.
-import { generateKeyPairSync } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+//
+// Rotation (`agent-gateway token-key rotate`, docs/oauth.md): a new key is published first, then
+// written to the key file, then the old key is marked retired. A process that starts afterwards
+// signs with the new key; a running one switches when the snapshot retiring its key reaches it
+// (data-plane/oauth/follow-key-rotation.ts). The retired key stays in the JWKS until the tokens it
+// signed have expired (shared/oauth/token-lifetimes.ts); the snapshot builder drops it after that.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
@@ -23,21 +29,8 @@ export async function generateTokenSigningKey(): Promise<TokenSigningKeyMaterial
 /** Reads the key file of `dataDir`, or creates it (mode 0600) when there is none. */
 export async function loadTokenSigningKey(dataDir: string): Promise<TokenSigningKeyMaterial> {
   const file = join(dataDir, TOKEN_SIGNING_KEY_FILE);
-  let text: string | undefined;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unwritable(file, error);
-  }
-  if (text !== undefined) {
-    let jwk: JWK;
-    try {
-      jwk = JSON.parse(text) as JWK;
-    } catch {
-      throw corrupt(file);
-    }
-    return describeKey(jwk, file);
-  }
+  const existing = await readKeyFile(file);
+  if (existing !== undefined) return existing;
   const created = await generateTokenSigningKey();
   try {
     await writeSecretFile(file, JSON.stringify(created.privateJwk));
@@ -47,16 +40,75 @@ export async function loadTokenSigningKey(dataDir: string): Promise<TokenSigning
   return created;
 }
 
-/** Publishes the public half: the next snapshot's JWKS lists it. */
+/**
+ * Publishes the public half: the next snapshot's JWKS lists it. A key a process signs with is
+ * never retired: registering a retired key (a key file restored from a backup) serves it again.
+ */
 export async function registerTokenSigningKey(
   db: Database,
   key: TokenSigningKeyMaterial,
 ): Promise<void> {
   await db.query(
     `insert into token_signing_keys (id, "publicJwk") values ($1, $2::jsonb)
-     on conflict (id) do nothing`,
+     on conflict (id) do update set "retiredAt" = null
+       where token_signing_keys."retiredAt" is not null`,
     [key.kid, JSON.stringify(key.publicJwk)],
   );
+}
+
+export interface TokenKeyRotation {
+  /** The key retired, or null when the data directory had none. */
+  readonly previousKid: string | null;
+  readonly kid: string;
+  readonly file: string;
+}
+
+/**
+ * Replaces the key of `dataDir` with a new one, in the order that keeps every token verifiable
+ * whatever step fails: publish the new public key, put the new private key in the key file
+ * (written aside, then renamed over it), then retire the old key.
+ */
+export async function rotateTokenSigningKey(
+  db: Database,
+  dataDir: string,
+): Promise<TokenKeyRotation> {
+  const file = join(dataDir, TOKEN_SIGNING_KEY_FILE);
+  const previous = await readKeyFile(file);
+  const next = await generateTokenSigningKey();
+  await registerTokenSigningKey(db, next);
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeSecretFile(temporary, JSON.stringify(next.privateJwk));
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw unwritable(file, error);
+  }
+  if (previous !== undefined) {
+    await db.query(
+      `update token_signing_keys set "retiredAt" = now() where id = $1 and "retiredAt" is null`,
+      [previous.kid],
+    );
+  }
+  return { previousKid: previous?.kid ?? null, kid: next.kid, file };
+}
+
+/** The key in `file`, or undefined when there is no file. */
+async function readKeyFile(file: string): Promise<TokenSigningKeyMaterial | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unwritable(file, error);
+  }
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(text) as JWK;
+  } catch {
+    throw corrupt(file);
+  }
+  return describeKey(jwk, file);
 }
 
 async function describeKey(jwk: JWK, file?: string): Promise<TokenSigningKeyMaterial> {

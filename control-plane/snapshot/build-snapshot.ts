@@ -8,6 +8,7 @@
 
 import { Prisma } from '../../prisma/generated/client/client.js';
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
+import { RETIRED_TOKEN_KEY_RETENTION_SECONDS } from '../../shared/oauth/token-lifetimes.js';
 import {
   type AgentStatus,
   type CaKeyStatus,
@@ -34,14 +35,22 @@ import { readLatestKillSeq } from '../../storage/kill-deltas.js';
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {
   // Token signing keys belong to no tenant: a data plane registering its key changes the JWKS
-  // every data plane serves, so the keys take part in the fingerprint too.
+  // every data plane serves, so the keys take part in the fingerprint too: the served ones (the
+  // count falls when a retired key's retention ends), how many are retired, the newest.
   const rows = await db.query<{ n: number; total: string; keys: string }>(
     `select count(*)::int as n, coalesce(sum("configVersion"), 0)::text as total,
-       (select count(*)::text || ':' || coalesce(max("createdAt")::text, '')
-          from token_signing_keys where "retiredAt" is null) as keys
+       (select count(*)::text || ':' || count("retiredAt")::text || ':' ||
+               coalesce(max("createdAt")::text, '')
+          from token_signing_keys where "retiredAt" is null or "retiredAt" > $1) as keys
      from tenants`,
+    [retiredKeysServedAfter(new Date())],
   );
   return `${rows[0]?.n ?? 0}:${rows[0]?.total ?? '0'}:${rows[0]?.keys ?? ''}`;
+}
+
+/** A key retired after this instant still verifies live tokens (shared/oauth/token-lifetimes.ts). */
+function retiredKeysServedAfter(now: Date): Date {
+  return new Date(now.getTime() - RETIRED_TOKEN_KEY_RETENTION_SECONDS * 1000);
 }
 
 export interface BuildSnapshotOptions {
@@ -105,9 +114,10 @@ export async function buildConfigSnapshot(
       select: { id: true, tenantId: true, expiresAt: true },
       orderBy: { id: 'asc' },
     }),
+    // Signing keys newest first, then retired ones whose tokens may still be alive.
     prisma.tokenSigningKey.findMany({
-      where: { retiredAt: null },
-      orderBy: { createdAt: 'asc' },
+      where: { OR: [{ retiredAt: null }, { retiredAt: { gt: retiredKeysServedAfter(now) } }] },
+      orderBy: [{ retiredAt: { sort: 'desc', nulls: 'first' } }, { createdAt: 'desc' }],
     }),
     prisma.toolDefinitionPin.findMany({
       select: {
@@ -223,6 +233,7 @@ export async function buildConfigSnapshot(
     tokenSigningKeys: tokenSigningKeys.map((key) => ({
       kid: key.id,
       publicJwk: asRecord(key.publicJwk),
+      ...(key.retiredAt === null ? {} : { retiredAt: key.retiredAt.toISOString() }),
     })),
   };
   if (options.onProblems) {

@@ -7,10 +7,9 @@
 // (one mint per agent, server and 150 s) and 40 µs at the token endpoint is noise beside HTTP.
 import { randomUUID } from 'node:crypto';
 import { importJWK, type JWK, SignJWT } from 'jose';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../../shared/oauth/token-lifetimes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 
-/** Longest lifetime of any access token (spec §8). */
-export const MAX_TOKEN_LIFETIME_SECONDS = 900;
 export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
 export interface AccessTokenClaims {
@@ -58,9 +57,8 @@ export interface TokenSigningKeyMaterial {
 }
 
 export class TokenSigner {
-  readonly kid: string;
-  readonly publicJwk: JWK;
-  readonly #key: CryptoKey | Uint8Array;
+  #material: TokenSigningKeyMaterial;
+  #key: CryptoKey | Uint8Array;
   readonly #issuer: Pick<PublicUrl, 'get'>;
 
   private constructor(
@@ -68,8 +66,7 @@ export class TokenSigner {
     key: CryptoKey | Uint8Array,
     issuer: Pick<PublicUrl, 'get'>,
   ) {
-    this.kid = material.kid;
-    this.publicJwk = material.publicJwk;
+    this.#material = material;
     this.#key = key;
     this.#issuer = issuer;
   }
@@ -78,8 +75,26 @@ export class TokenSigner {
     material: TokenSigningKeyMaterial,
     issuer: Pick<PublicUrl, 'get'>,
   ): Promise<TokenSigner> {
-    const key = await importJWK({ ...material.privateJwk, alg: 'EdDSA' }, 'EdDSA');
-    return new TokenSigner(material, key, issuer);
+    return new TokenSigner(material, await importSigningKey(material), issuer);
+  }
+
+  /** The kid of the key tokens are signed with now. */
+  get kid(): string {
+    return this.#material.kid;
+  }
+
+  get publicJwk(): JWK {
+    return this.#material.publicJwk;
+  }
+
+  /**
+   * Signs every later token with `material` (a rotated key, runtime/token-signing-key.ts); tokens
+   * signed before keep verifying while the JWKS lists the retired key.
+   */
+  async switchTo(material: TokenSigningKeyMaterial): Promise<void> {
+    const key = await importSigningKey(material);
+    this.#material = material;
+    this.#key = key;
   }
 
   /** Signs a token for `lifetimeSeconds` (capped at MAX_TOKEN_LIFETIME_SECONDS). */
@@ -87,6 +102,9 @@ export class TokenSigner {
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + Math.min(lifetimeSeconds, MAX_TOKEN_LIFETIME_SECONDS);
     const jti = randomUUID();
+    // One key for header and signature, even if a switch lands while this token is signed.
+    const kid = this.#material.kid;
+    const key = this.#key;
     const token = await new SignJWT({
       client_id: claims.clientId,
       scope: claims.scope,
@@ -94,14 +112,18 @@ export class TokenSigner {
       ...(claims.act === undefined ? {} : { act: claims.act }),
       ...(claims.agentIdentity === undefined ? {} : { agent_identity: claims.agentIdentity }),
     })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: this.kid })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid })
       .setIssuer(this.#issuer.get())
       .setSubject(claims.sub)
       .setAudience(claims.aud)
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
       .setJti(jti)
-      .sign(this.#key);
+      .sign(key);
     return { token, jti, issuedAt, expiresAt };
   }
+}
+
+function importSigningKey(material: TokenSigningKeyMaterial): Promise<CryptoKey | Uint8Array> {
+  return importJWK({ ...material.privateJwk, alg: 'EdDSA' }, 'EdDSA');
 }

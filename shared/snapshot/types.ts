@@ -11,7 +11,10 @@ export interface ConfigSnapshot {
   readonly version: number;
   readonly builtAt: string;
   readonly tenants: readonly TenantConfig[];
-  /** Public halves of the data planes' access-token signing keys (the JWKS), not retired. */
+  /**
+   * Public halves of the data planes' access-token signing keys (the JWKS): the signing ones,
+   * newest first, then the retired ones still within their retention, most recently retired first.
+   */
   readonly tokenSigningKeys: readonly TokenSigningKeyConfig[];
   /**
    * The highest AgentKill.seq committed before the build read the agents: every kill up to it is
@@ -26,6 +29,12 @@ export interface TokenSigningKeyConfig {
   readonly kid: string;
   /** `{ kty: 'OKP', crv: 'Ed25519', x }`. */
   readonly publicJwk: Readonly<Record<string, unknown>>;
+  /**
+   * When the key stopped signing (ISO 8601); absent while it signs. A retired key is listed until
+   * retiredAt + RETIRED_TOKEN_KEY_RETENTION_SECONDS (shared/oauth/token-lifetimes.ts), so the
+   * tokens it signed verify until they expire.
+   */
+  readonly retiredAt?: string;
 }
 
 export interface TenantConfig {

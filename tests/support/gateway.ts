@@ -20,7 +20,7 @@ import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limi
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
 import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
-import { generateTokenSigningKey } from '../../runtime/token-signing-key.js';
+import { generateTokenSigningKey, loadTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
@@ -70,6 +70,11 @@ export async function startTestGateway(
     oauthAuthFailureLimits?: AuthFailureLimits;
     /** MCP proxy concurrency limits (default: production limits). */
     mcpSessionLimits?: Partial<SessionLimits>;
+    /**
+     * Keep the token signing key in this data directory and follow its rotation, as a process
+     * does (default: a fresh key in memory).
+     */
+    tokenSigningKeyDir?: string;
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -84,7 +89,12 @@ export async function startTestGateway(
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.requireMcpOAuth ? { requireMcpOAuth: true } : {}),
     ...(options.toolsListWaitMs === undefined ? {} : { toolsListWaitMs: options.toolsListWaitMs }),
-    tokenSigningKey: await generateTokenSigningKey(),
+    ...(options.tokenSigningKeyDir === undefined
+      ? { tokenSigningKey: await generateTokenSigningKey() }
+      : {
+          tokenSigningKey: await loadTokenSigningKey(options.tokenSigningKeyDir),
+          reloadTokenSigningKey: () => loadTokenSigningKey(options.tokenSigningKeyDir as string),
+        }),
     ...(options.oauthAuthFailureLimits
       ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
       : {}),
