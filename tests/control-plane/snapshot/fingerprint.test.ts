@@ -6,6 +6,7 @@ import {
   buildConfigSnapshot,
   readConfigFingerprint,
 } from '../../../control-plane/snapshot/build-snapshot.js';
+import { RETIRED_TOKEN_KEY_RETENTION_SECONDS } from '../../../shared/oauth/token-lifetimes.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -33,6 +34,35 @@ describeEachDatabase('the configuration fingerprint', (kind) => {
       where: { id: 'kid-1' },
       data: { retiredAt: new Date() },
     });
-    expect(await readConfigFingerprint(t.db)).not.toBe(after);
+    const retired = await readConfigFingerprint(t.db);
+    expect(retired).not.toBe(after);
+    // Retired, the key stays in the snapshot while tokens it signed may be alive.
+    expect((await buildConfigSnapshot(t.db, 2)).tokenSigningKeys).toEqual([
+      expect.objectContaining({ kid: 'kid-1', retiredAt: expect.any(String) }),
+    ]);
+  });
+
+  it('changes when a retired key outlives its retention, and the snapshot drops it', async () => {
+    t = await createTestDatabase(kind);
+    const past = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    await t.db.prisma.tokenSigningKey.createMany({
+      data: [
+        { id: 'old', publicJwk: {}, createdAt: past(2000), retiredAt: past(100) },
+        { id: 'new', publicJwk: {}, createdAt: past(100) },
+      ],
+    });
+    expect((await buildConfigSnapshot(t.db, 1)).tokenSigningKeys.map((key) => key.kid)).toEqual([
+      'new',
+      'old',
+    ]);
+    const served = await readConfigFingerprint(t.db);
+    await t.db.prisma.tokenSigningKey.update({
+      where: { id: 'old' },
+      data: { retiredAt: past(RETIRED_TOKEN_KEY_RETENTION_SECONDS + 1) },
+    });
+    expect(await readConfigFingerprint(t.db)).not.toBe(served);
+    expect((await buildConfigSnapshot(t.db, 2)).tokenSigningKeys).toEqual([
+      { kid: 'new', publicJwk: {} },
+    ]);
   });
 });
