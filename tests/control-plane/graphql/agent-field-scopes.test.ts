@@ -114,7 +114,7 @@ function walkedBy(document: DocumentNode): { root: string; paths: Set<string> } 
       Field() {
         const parent = info.getParentType();
         const field = info.getFieldDef();
-        if (parent === null || field === null || field === undefined) return;
+        if (!parent || !field) return;
         if (root === '') root = `${parent.name}.${field.name}`;
         if (getNamedType(field.type) === agentType) paths.add(`${parent.name}.${field.name}`);
       },
@@ -470,6 +470,26 @@ describeEachDatabase('Agent field scopes', (kind) => {
     }
   });
 
+  it('every field of an object with a scope of its own is nullable, so a refusal nulls only it', () => {
+    const scoped: string[] = [];
+    for (const type of Object.values(runtimeSchema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__')) continue;
+      if (['Query', 'Mutation', 'Subscription'].includes(type.name)) continue;
+      for (const field of Object.values(type.getFields())) {
+        if ((field.extensions?.pothosOptions as { authScopes?: unknown })?.authScopes) {
+          scoped.push(`${type.name}.${field.name}`);
+          expect(isNonNullType(field.type), `${type.name}.${field.name}`).toBe(false);
+        }
+      }
+    }
+    expect(scoped).toEqual(
+      expect.arrayContaining([
+        ...MANAGE_FIELDS.map((name) => `Agent.${name}`),
+        'Approval.arguments',
+      ]),
+    );
+  });
+
   it('walks every path into Agent of the printed schema, from every root that reaches one', () => {
     const walked = Object.entries(CASES).map(([root, item]) => {
       const { root: actual, paths } = walkedBy(parse(item.document));
@@ -604,6 +624,26 @@ describeEachDatabase('Agent field scopes', (kind) => {
     const agents = answer.data?.approvals.edges.map((edge: Loose) => edge.node.agent);
     expect(agents.length).toBeGreaterThan(0);
     expect(agents.every((agent: Loose) => typeof agent.id === 'string' && agent.name)).toBe(true);
+  });
+
+  it("an auditor asking for an approval's raw arguments gets null there, and the rest of the approval", async () => {
+    const id = await hold();
+    const answer = await graphql<Record<string, Loose>>(
+      gw.url,
+      keys.auditor,
+      'query($id: ID!) { approval(id: $id) { id arguments maskedArguments agent { id name } } }',
+      { id },
+    );
+    expect(answer.data?.approval).toEqual({
+      id,
+      arguments: null,
+      maskedArguments: { n: 1 },
+      agent: { id: childId, name: expect.any(String) },
+    });
+    expect(answer.errors?.map((error) => [pathKey(error.path), error.extensions?.code])).toEqual([
+      [`approval.arguments`, 'AUTH_INSUFFICIENT_SCOPE'],
+    ]);
+    expect(answer.errors?.[0]?.message).toContain(SCOPES.APPROVALS_DECIDE);
   });
 
   it('the kill of an agent stays readable to the auditor through its rejected approvals', async () => {
