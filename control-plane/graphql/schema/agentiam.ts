@@ -18,6 +18,7 @@ import { CA_KEY_PURPOSE, type CaKeyRecord } from '../../services/agentiam/signin
 import { builder } from '../builder.js';
 import { actorOf, type GraphQLContext } from '../context.js';
 import { publishChange } from '../mutations.js';
+import { AGENT_CONFIGURATION, NEEDS_MANAGE } from './agents.js';
 
 const CREDENTIAL_STATUSES = { VALID: 'valid', EXPIRED: 'expired', REVOKED: 'revoked' } as const;
 type CredentialStatus = (typeof CREDENTIAL_STATUSES)[keyof typeof CREDENTIAL_STATUSES];
@@ -150,10 +151,11 @@ const SigningKeyRef = builder.prismaObject('TenantSigningKey', {
 
 builder.prismaObjectField('Agent', 'identityCredentials', (t) =>
   t.relatedConnection('identityCredentials', {
+    ...AGENT_CONFIGURATION,
     cursor: 'id',
     description:
       'Identity credentials issued to this agent, newest first (by issuedAt, whole seconds; then ' +
-      'by id); at most 100 per page.',
+      `by id); at most 100 per page.${NEEDS_MANAGE}`,
     query: () => ({ orderBy: [{ issuedAt: 'desc' }, { id: 'desc' }] }),
   }),
 );

@@ -22,6 +22,24 @@ import {
 import { builder } from '../builder.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
+/**
+ * The fields of an agent's configuration: what it is told (system prompt, persona), what it may
+ * do (allowed tools, audiences, execution mode) and, in agentiam.ts, its credentials. A key
+ * reaches an agent through other objects too (an approval, an OAuth client, an agent event), and
+ * the scope of the root field (an auditor's audit:read, say) is not agents:manage, so each of these
+ * fields checks agents:manage itself: without it the field answers null with an
+ * AUTH_INSUFFICIENT_SCOPE error at its path, and the rest of the answer stands (GraphQL partial
+ * data). Who the agent is (id, name, role, did, public key, status, dates) and its kill stay
+ * readable to every key that reaches it.
+ */
+export const AGENT_CONFIGURATION = {
+  authScopes: { scope: SCOPES.AGENTS_MANAGE },
+  nullable: true,
+} as const;
+
+/** The end of the description of every AGENT_CONFIGURATION field. */
+export const NEEDS_MANAGE = ` Needs ${SCOPES.AGENTS_MANAGE}: null with AUTH_INSUFFICIENT_SCOPE otherwise.`;
+
 const EXECUTION_MODE_DESCRIPTION =
   'Execution mode of its MCP proxy calls: production, simulation or shadow; null: the ' +
   "tenant's proxyExecutionMode.";
@@ -29,7 +47,9 @@ const EXECUTION_MODE_DESCRIPTION =
 builder.prismaObject('Agent', {
   description:
     'A governed AI agent of the tenant: what it may call (allowedTools, mcpAudiences), its ' +
-    'persona, and its public key, by which the kill switch addresses it.',
+    'persona, and its public key, by which the kill switch addresses it. Every key that reaches ' +
+    'an agent (an auditor through an approval, say) reads who it is and whether it was killed; ' +
+    `its configuration needs ${SCOPES.AGENTS_MANAGE}.`,
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Stable id (UUID); the agentId of inspect calls.' }),
     name: t.exposeString('name', { description: 'Name shown to operators; not unique.' }),
@@ -37,22 +57,24 @@ builder.prismaObject('Agent', {
       description: 'Role that NPL rules can match (`agent.role`); `agent` unless set.',
     }),
     allowedTools: t.exposeStringList('allowedTools', {
-      description:
-        'Tool names (exact, or `*` globs) this agent may call; inspect refuses any other.',
+      ...AGENT_CONFIGURATION,
+      description: `Tool names (exact, or \`*\` globs) this agent may call; inspect refuses any other.${NEEDS_MANAGE}`,
     }),
     mcpAudiences: t.exposeStringList('mcpAudiences', {
-      description: 'MCP servers it may obtain tokens for, each as mcp://{serverId}.',
+      ...AGENT_CONFIGURATION,
+      description: `MCP servers it may obtain tokens for, each as mcp://{serverId}.${NEEDS_MANAGE}`,
     }),
     systemPrompt: t.exposeString('systemPrompt', {
-      description: 'System prompt given to the agent when it is spawned (empty when unset).',
+      ...AGENT_CONFIGURATION,
+      description: `System prompt given to the agent when it is spawned (empty when unset).${NEEDS_MANAGE}`,
     }),
     personaTone: t.exposeString('personaTone', {
-      nullable: true,
-      description: 'Tone of voice of the persona (free text, e.g. terse), or null.',
+      ...AGENT_CONFIGURATION,
+      description: `Tone of voice of the persona (free text, e.g. terse), or null when unset.${NEEDS_MANAGE}`,
     }),
     personaLanguage: t.exposeString('personaLanguage', {
-      nullable: true,
-      description: 'Language the persona answers in (free text, e.g. en or French), or null.',
+      ...AGENT_CONFIGURATION,
+      description: `Language the persona answers in (free text, e.g. en or French), or null when unset.${NEEDS_MANAGE}`,
     }),
     publicKey: t.exposeString('publicKey', {
       description:
@@ -66,8 +88,8 @@ builder.prismaObject('Agent', {
       description: 'Either active or killed; a killed agent is refused on every inspect.',
     }),
     executionMode: t.exposeString('executionMode', {
-      nullable: true,
-      description: EXECUTION_MODE_DESCRIPTION,
+      ...AGENT_CONFIGURATION,
+      description: `${EXECUTION_MODE_DESCRIPTION}${NEEDS_MANAGE}`,
     }),
     killedReason: t.exposeString('killedReason', {
       nullable: true,

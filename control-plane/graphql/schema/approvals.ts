@@ -63,11 +63,14 @@ const ApprovalRef = builder.prismaObject('Approval', {
     serverId: t.exposeString('serverId', { description: 'The MCP server the call is for.' }),
     toolName: t.exposeString('toolName', { description: 'The tool the agent wants to call.' }),
     method: t.exposeString('method', { description: 'The JSON-RPC method, e.g. tools/call.' }),
+    // Nullable like every field with a scope of its own: an auditor asking for it gets null and
+    // AUTH_INSUFFICIENT_SCOPE at this path, and the rest of the approval (docs/security.md).
     arguments: t.expose('arguments', {
       type: 'JSON',
+      nullable: true,
       description:
         'The arguments of the call as sent, secrets included: only for approvals:decide (an ' +
-        'auditor reads maskedArguments).',
+        'auditor reads maskedArguments); null with AUTH_INSUFFICIENT_SCOPE otherwise.',
       authScopes: { scope: SCOPES.APPROVALS_DECIDE },
     }),
     maskedArguments: t.field({

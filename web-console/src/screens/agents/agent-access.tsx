@@ -2,6 +2,7 @@
 // OAuth clients (client id, audiences, revoked or not).
 import { Badge, Code, Stack, Table, Text, Title } from '@mantine/core';
 import type { ResultOf } from '../../graphql.ts';
+import { HiddenConfiguration } from './hidden-configuration.tsx';
 import type { AgentDetail, AgentDetailQuery } from './operations.ts';
 
 type Clients = ResultOf<typeof AgentDetailQuery>['oauthClients']['edges'];
@@ -17,11 +18,14 @@ function when(value: string | null | undefined): string {
 }
 
 export function AgentCredentials({ agent }: { agent: AgentDetail }) {
-  const credentials = agent.identityCredentials.edges.map((edge) => edge.node);
+  // Null without agents:manage (a field-level scope of the API).
+  const credentials = agent.identityCredentials?.edges.map((edge) => edge.node) ?? null;
   return (
     <Stack gap="xs">
       <Title order={3}>Identity credentials</Title>
-      {credentials.length === 0 ? (
+      {credentials === null ? (
+        <HiddenConfiguration />
+      ) : credentials.length === 0 ? (
         <Text size="sm" c="dimmed">
           None issued (an agent created without spawn has none until one is issued).
         </Text>

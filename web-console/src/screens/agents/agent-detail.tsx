@@ -26,6 +26,7 @@ import { useSession } from '../../session/session.tsx';
 import { AgentCredentials, AgentOAuthClients } from './agent-access.tsx';
 import { AgentDecisions } from './agent-decisions.tsx';
 import { CopyValue } from './copy-value.tsx';
+import { Configuration, HiddenConfiguration } from './hidden-configuration.tsx';
 import { KillAgentDialog } from './kill-agent-dialog.tsx';
 import { KillAnswerView } from './kill-answer.tsx';
 import { type AgentDetail, AgentDetailQuery, AgentEventsSubscription } from './operations.ts';
@@ -40,7 +41,8 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function Names({ values, none }: { values: readonly string[]; none: string }) {
+function Names({ values, none }: { values: readonly string[] | null; none: string }) {
+  if (values === null) return <HiddenConfiguration />;
   if (values.length === 0) return <Text size="sm">{none}</Text>;
   return (
     <Group gap={4}>
@@ -77,16 +79,28 @@ function AgentFacts({ agent }: { agent: AgentDetail }) {
             )}
           </Field>
           <Field label="Created">{new Date(agent.createdAt).toLocaleString()}</Field>
-          <Field label="Execution mode">{agent.executionMode ?? "tenant's default"}</Field>
+          <Field label="Execution mode">
+            <Configuration>{agent.executionMode ?? "tenant's default"}</Configuration>
+          </Field>
         </Table.Tbody>
       </Table>
       <Table variant="vertical" layout="fixed" withTableBorder aria-label="Persona">
         <Table.Tbody>
           <Field label="Role">{agent.role}</Field>
-          <Field label="Persona tone">{agent.personaTone ?? '—'}</Field>
-          <Field label="Persona language">{agent.personaLanguage ?? '—'}</Field>
+          <Field label="Persona tone">
+            <Configuration>{agent.personaTone ?? '—'}</Configuration>
+          </Field>
+          <Field label="Persona language">
+            <Configuration>{agent.personaLanguage ?? '—'}</Configuration>
+          </Field>
           <Field label="System prompt">
-            {agent.systemPrompt ? <Code block>{agent.systemPrompt}</Code> : '—'}
+            {agent.systemPrompt === null ? (
+              <HiddenConfiguration />
+            ) : agent.systemPrompt ? (
+              <Code block>{agent.systemPrompt}</Code>
+            ) : (
+              '—'
+            )}
           </Field>
           <Field label="Allowed tools">
             <Names values={agent.allowedTools} none="none: every call is refused" />
