@@ -50,10 +50,15 @@ export function egressHostOf(url: URL): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
-function refuse(host: string, address: string | null, rule: EgressRefusalRule): EgressCheck {
+function refuse(
+  host: string,
+  address: string | null,
+  rule: EgressRefusalRule,
+  resolved: boolean,
+): EgressCheck {
   return {
     allowed: false,
-    refusal: { host, address, rule, detail: describeEgressRefusal(host, rule) },
+    refusal: { host, address, rule, detail: describeEgressRefusal(host, rule, resolved) },
   };
 }
 
@@ -63,10 +68,10 @@ export async function checkEgress(egress: Egress, host: string): Promise<EgressC
   if (literal !== null) {
     const decision = decideEgress(egress.policy, null, literal);
     if (!decision.allowed)
-      return refuse(host, formatIpAddress(canonicalAddress(literal)), decision.rule);
+      return refuse(host, formatIpAddress(canonicalAddress(literal)), decision.rule, false);
     return { allowed: true, addresses: [{ address: host, family: literal.family }] };
   }
-  if (isHostNameDenied(egress.policy, host)) return refuse(host, null, 'deny_list');
+  if (isHostNameDenied(egress.policy, host)) return refuse(host, null, 'deny_list', false);
   const resolved = await egress.resolve(host);
   if (resolved.length === 0) throw new Error(`${host} resolved to no address`);
   for (const entry of resolved) {
@@ -75,7 +80,7 @@ export async function checkEgress(egress: Egress, host: string): Promise<EgressC
     if (address === null) throw new Error(`${host} resolved to something that is not an address`);
     const decision = decideEgress(egress.policy, host, address);
     if (!decision.allowed)
-      return refuse(host, formatIpAddress(canonicalAddress(address)), decision.rule);
+      return refuse(host, formatIpAddress(canonicalAddress(address)), decision.rule, true);
   }
   return { allowed: true, addresses: resolved };
 }

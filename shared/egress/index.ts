@@ -11,6 +11,7 @@ export {
   rangeContains,
   rangeWithin,
 } from './addresses.js';
+export { type EgressRefusalStage, egressRefusalEntry, splitServerKey } from './audit.js';
 export {
   checkEgress,
   type Egress,

@@ -204,18 +204,26 @@ export function isHostNameDenied(policy: EgressPolicy, host: string): boolean {
   return matchesName(policy.deny.names, host);
 }
 
-/** A short reason for a refusal, naming the setting that would change it (safe to return). */
-export function describeEgressRefusal(host: string, rule: EgressRefusalRule): string {
+/** A short reason for a refusal, naming the setting that would change it (safe to return): it
+ *  names the host as the URL does, never what a name resolved to. */
+export function describeEgressRefusal(
+  host: string,
+  rule: EgressRefusalRule,
+  resolved: boolean,
+): string {
+  const subject = resolved ? `${host} resolves to` : `${host} is`;
   switch (rule) {
     case 'deny_list':
-      return `${host} is refused by ${EGRESS_DENY_VARIABLE}`;
+      return resolved
+        ? `${subject} an address refused by ${EGRESS_DENY_VARIABLE}`
+        : `${subject} refused by ${EGRESS_DENY_VARIABLE}`;
     case 'never':
       return (
-        `${host} is a link-local, multicast, unspecified or cloud metadata address, never ` +
+        `${subject} a link-local, multicast, unspecified or cloud metadata address, never ` +
         `contacted unless listed exactly in ${EGRESS_ALLOW_VARIABLE}`
       );
     case 'reserved':
-      return `${host} is a reserved address, contacted only when ${EGRESS_ALLOW_VARIABLE} lists it`;
+      return `${subject} a reserved address, contacted only when ${EGRESS_ALLOW_VARIABLE} lists it`;
   }
 }
 
