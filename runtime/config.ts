@@ -3,6 +3,13 @@
 // with CONFIG_INVALID naming the variable, never a silent fallback.
 import { resolve } from 'node:path';
 import { parseMasterKey } from '../shared/crypto/seal.js';
+import {
+  EGRESS_ALLOW_VARIABLE,
+  EGRESS_DENY_VARIABLE,
+  type EgressList,
+  type EgressPolicy,
+  parseEgressList,
+} from '../shared/egress/index.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 
 export interface GatewayConfig {
@@ -41,6 +48,8 @@ export interface GatewayConfig {
   readonly mcpAgentConcurrency: number;
   /** AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES: largest body the MCP proxy reads. */
   readonly mcpMaxMessageBytes: number;
+  /** AGENT_GATEWAY_EGRESS_ALLOW / _DENY: the egress policy of every upstream connection. */
+  readonly egress: EgressPolicy;
 }
 
 export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
@@ -108,6 +117,16 @@ export const CONFIG_VARIABLES = [
     'Heartbeat of the configuration stream; a data plane treats three missed ones as a lost stream. The same on every process.',
   ],
   [
+    EGRESS_ALLOW_VARIABLE,
+    '(unset)',
+    'Comma-separated CIDRs and host names (*.example.com) upstreams may be reached at besides the defaults; an exact address releases a never-contacted one (169.254.169.254). docs/security.md, Egress.',
+  ],
+  [
+    EGRESS_DENY_VARIABLE,
+    '(unset)',
+    'Comma-separated CIDRs and host names upstreams are never reached at; wins over everything (e.g. 10.0.0.0/8,127.0.0.0/8 to close private ranges).',
+  ],
+  [
     'NEXUS_REQUIRE_MCP_OAUTH',
     'false',
     'true: every production forward must carry a gateway-minted access token.',
@@ -169,7 +188,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       1024,
       64 * 1024 * 1024,
     ),
+    egress: {
+      allow: egressList(env, EGRESS_ALLOW_VARIABLE),
+      deny: egressList(env, EGRESS_DENY_VARIABLE),
+    },
   };
+}
+
+/** An egress list; the first invalid entry fails the start, named with the variable. */
+function egressList(env: NodeJS.ProcessEnv, name: string): EgressList {
+  const { list, problems } = parseEgressList(env[name]);
+  const problem = problems[0];
+  if (problem !== undefined) {
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `${name} entry ${JSON.stringify(problem.entry)}`,
+      problem: problem.problem,
+    });
+  }
+  return list;
 }
 
 function isHttpBaseUrl(text: string): boolean {

@@ -36,9 +36,18 @@ import { buildServer } from '../data-plane/server.js';
 import { type SnapshotApplyResult, SnapshotStore } from '../data-plane/store/snapshot-store.js';
 import {
   createUpstreamClient,
+  resolveWithDns,
   type UpstreamClient,
   type UpstreamClientOptions,
+  type UpstreamEgress,
 } from '../data-plane/upstream/index.js';
+import {
+  type EgressPolicy,
+  type EgressResolver,
+  EMPTY_EGRESS_POLICY,
+  egressRefusalEntry,
+  splitServerKey,
+} from '../shared/egress/index.js';
 import { createEventBus, type EventBus, publishAuditEntries } from '../shared/events/index.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
@@ -156,6 +165,12 @@ export interface GatewayRuntimeOptions {
   readonly mcpLimits?: Partial<ProxyLimits>;
   /** The configuration stream's heartbeat (default the protocol's 15 s). */
   readonly streamHeartbeatMs?: number;
+  /**
+   * The egress policy of every upstream connection (AGENT_GATEWAY_EGRESS_ALLOW / _DENY; default
+   * the built-in one) and how host names are resolved (default node's dns.lookup, all
+   * addresses; tests inject a table).
+   */
+  readonly egress?: { readonly policy?: EgressPolicy; readonly resolve?: EgressResolver };
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -187,7 +202,18 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     { apply: (snapshot) => applySnapshot(store, snapshot, metrics, logger) },
     { logger, pollIntervalMs: options.snapshotPollIntervalMs },
   );
-  const upstream = createUpstreamClient(options.upstream);
+  const egress: UpstreamEgress = {
+    policy: options.egress?.policy ?? EMPTY_EGRESS_POLICY,
+    resolve: options.egress?.resolve ?? resolveWithDns,
+    // Every refused connection is audited before it fails (the forward answers after it).
+    async onRefused(refusal, serverKey) {
+      const server = splitServerKey(serverKey);
+      logger.warn({ serverKey, ...refusal }, 'egress refused: upstream address forbidden');
+      if (server === null) return;
+      await audit.append(egressRefusalEntry({ ...server, refusal, stage: 'connect' }));
+    },
+  };
+  const upstream = createUpstreamClient({ ...options.upstream, egress });
   const toolRefresher = new ToolRefresher({
     db,
     listTools: (target, signal) => upstream.listToolDefinitions(target, { signal }),
@@ -219,7 +245,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const mcpSessions = new ProxySessions(options.mcpSessionLimits, (open) =>
     metrics.mcpProxySessions.set(open),
   );
-  const mcpUpstreamSessions = new UpstreamSessions();
+  const mcpUpstreamSessions = new UpstreamSessions({ egress });
   const killApplier = createKillApplier({
     store,
     executions,
@@ -331,6 +357,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       audit,
       publisher,
       tools: toolRefresher,
+      egress,
       events,
       configStream,
       publicUrl,

@@ -102,6 +102,7 @@ export async function startProcess(
         },
         mcpLimits: { maxMessageBytes: config.mcpMaxMessageBytes },
         streamHeartbeatMs: config.streamHeartbeatMs,
+        egress: { policy: config.egress },
         role: plan.role,
         ...(plan.processName ? { processName: plan.processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),

@@ -3,6 +3,7 @@
 // gives the data plane's check against the in-memory snapshot (the same keys, hashes and expiry
 // inspect uses), so a revoked key stops working here as soon as the snapshot without it applies.
 
+import type { Egress } from '../../shared/egress/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import type { KillAnswer, KillTarget } from '../../storage/agent-kills.js';
@@ -24,6 +25,8 @@ export interface GraphQLDependencies {
   readonly publisher: Pick<SnapshotPublisher, 'publishNow'>;
   /** Learns a registered or changed server's tool definitions, waiting a bounded time. */
   readonly tools: Pick<ToolRefresher, 'refreshAfterChange'>;
+  /** The egress policy and resolver: a server URL it forbids is refused at registration. */
+  readonly egress: Egress;
   /** Approval and audit events: published by mutations, streamed by subscriptions. */
   readonly events: EventBus;
   /** The tenant CA keys' custodian: signs credentials and status lists (AgentIAM). */

@@ -2,7 +2,13 @@
 // simulation mode. The tool definitions of a server are learnt from its upstream
 // (control-plane/tools/refresher.ts); registering a server again keeps what was learnt.
 import { randomUUID } from 'node:crypto';
-import { gatewayError } from '../../shared/errors/index.js';
+import {
+  checkEgress,
+  type Egress,
+  type EgressRefusal,
+  egressHostOf,
+} from '../../shared/egress/index.js';
+import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -72,6 +78,41 @@ function parseServerUrl(text: string): URL {
     throw gatewayError('REQUEST_INVALID', { problem: 'url must be an absolute http(s) URL' });
   }
   return url;
+}
+
+/**
+ * The egress policy's verdict on a server URL at registration (docs/security.md, Egress): the
+ * refusal when its literal address, or an address its host name resolves to now, is forbidden;
+ * null when it is allowed, when the URL is not one the service accepts (the service refuses it),
+ * or when the name does not resolve (registering an unreachable server is allowed; the check at
+ * connect time still applies to whatever it resolves to later).
+ */
+export async function checkServerUrlEgress(
+  egress: Egress,
+  text: string,
+): Promise<EgressRefusal | null> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  try {
+    const check = await checkEgress(egress, egressHostOf(url));
+    return check.allowed ? null : check.refusal;
+  } catch {
+    return null;
+  }
+}
+
+/** The refusal of a forbidden server URL, as a field error on `input.url`. */
+export function forbiddenServerUrl(refusal: EgressRefusal): GatewayError {
+  return gatewayError(
+    'UPSTREAM_ADDRESS_FORBIDDEN',
+    { detail: refusal.detail },
+    { details: { issues: [{ field: 'input.url', message: refusal.detail }] } },
+  );
 }
 
 export const MCP_TRANSPORTS = ['streamable-http'] as const;

@@ -9,8 +9,14 @@
 //   bounded LRU. A 404 to a request carrying a session id means the session is gone: the session
 //   is opened again and the call retried once.
 // - The request id is the agent's: the message is sent as given, never rewritten.
+// - Every connection passes the egress policy on the address it goes to (egress-connector.ts).
 // - Server-initiated requests and notifications in an SSE answer are not relayed in this version.
 import { Pool } from 'undici';
+import {
+  createEgressConnector,
+  DEFAULT_UPSTREAM_EGRESS,
+  type UpstreamEgress,
+} from './egress-connector.js';
 import { UpstreamError, upstreamAborted, upstreamFailure } from './errors.js';
 import { type ExchangeLimits, type ExchangeOutcome, exchange } from './exchange.js';
 import {
@@ -81,6 +87,9 @@ export interface UpstreamClientOptions {
   maxSessions?: number;
   /** Most connections per upstream target (its pool). Default unlimited. */
   maxConnectionsPerOrigin?: number;
+  /** The egress check of every connection (egress-connector.ts). Default: the built-in policy
+   *  with node's resolver. */
+  egress?: UpstreamEgress;
 }
 
 export interface UpstreamClient {
@@ -153,6 +162,7 @@ class ForwardingClient implements UpstreamClient {
   readonly #protocolVersion: string;
   readonly #maxSessions: number;
   readonly #maxConnections: number | null;
+  readonly #egress: UpstreamEgress;
   readonly #targets = new Map<string, Target>();
   readonly #sessions = new Map<string, Session>();
   #nextId = 0;
@@ -183,6 +193,7 @@ class ForwardingClient implements UpstreamClient {
       options.maxConnectionsPerOrigin === undefined
         ? null
         : positive('maxConnectionsPerOrigin', options.maxConnectionsPerOrigin, 1);
+    this.#egress = options.egress ?? DEFAULT_UPSTREAM_EGRESS;
   }
 
   async forward(request: ForwardRequest): Promise<ForwardResult> {
@@ -430,7 +441,7 @@ class ForwardingClient implements UpstreamClient {
     const pool = new Pool(url.origin, {
       connections: this.#maxConnections,
       pipelining: 1,
-      connect: { timeout: this.#limits.connectTimeoutMs },
+      connect: createEgressConnector(this.#egress, target.serverKey, this.#limits.connectTimeoutMs),
       headersTimeout: this.#limits.readTimeoutMs,
       bodyTimeout: this.#limits.readTimeoutMs,
     });

@@ -1,9 +1,11 @@
 // The closed set of errors a forward to an upstream MCP server can end in: GatewayErrors with the
-// MCP_UPSTREAM_* codes, so their statuses (504 for TIMEOUT, 502 for ERROR, 409 for ABORTED) and
-// wording come from the registry (DESIGN.md §4). ABORTED means the caller's signal fired (the kill
-// switch). `detail` is short and never carries secrets or response bodies: it is safe to log and
-// to show to the agent. UpstreamError is a subclass, unlike StorageError, because it carries the
-// detail and the upstream's HTTP status beside the code; only the builders below construct it.
+// MCP_UPSTREAM_* codes and UPSTREAM_ADDRESS_FORBIDDEN, so their statuses (504 for TIMEOUT, 502 for
+// ERROR and FORBIDDEN, 409 for ABORTED) and wording come from the registry (DESIGN.md §4).
+// ABORTED means the caller's signal fired (the kill switch); FORBIDDEN that the egress policy
+// refused the address a connection was about to be opened to (egress-connector.ts). `detail` is
+// short and never carries secrets or response bodies: it is safe to log and to show to the
+// agent. UpstreamError is a subclass, unlike StorageError, because it carries the detail and the
+// upstream's HTTP status beside the code; only the builders below construct it.
 import {
   type ErrorCode,
   type ErrorParams,
@@ -15,6 +17,7 @@ export const UPSTREAM_ERROR_CODES = {
   TIMEOUT: 'MCP_UPSTREAM_TIMEOUT',
   ERROR: 'MCP_UPSTREAM_ERROR',
   ABORTED: 'MCP_UPSTREAM_ABORTED',
+  FORBIDDEN: 'UPSTREAM_ADDRESS_FORBIDDEN',
 } as const satisfies Record<string, ErrorCode>;
 
 export type UpstreamErrorCode = (typeof UPSTREAM_ERROR_CODES)[keyof typeof UPSTREAM_ERROR_CODES];
@@ -51,6 +54,11 @@ export function upstreamFailure(
   cause?: unknown,
 ): UpstreamError {
   return new UpstreamError(UPSTREAM_ERROR_CODES.ERROR, { detail }, { httpStatus, cause });
+}
+
+/** The egress policy refused the address a connection was about to be opened to. */
+export function upstreamForbidden(detail: string): UpstreamError {
+  return new UpstreamError(UPSTREAM_ERROR_CODES.FORBIDDEN, { detail });
 }
 
 export function upstreamAborted(): UpstreamError {

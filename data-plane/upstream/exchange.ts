@@ -19,6 +19,7 @@
 //   a response but with its last event id, so the caller can resume it (GET + Last-Event-ID).
 //   Without `onMessage` nothing of this runs and nothing more is allocated.
 import { type Dispatcher, Pool } from 'undici';
+import { createEgressConnector, type UpstreamEgress } from './egress-connector.js';
 import {
   fromTransportError,
   UpstreamError,
@@ -107,10 +108,13 @@ export interface UpstreamPool {
 
 /** Opens the pool exchanges with the MCP endpoint `url` are dispatched on; throws
  *  MCP_UPSTREAM_ERROR for a URL that is not http(s). `readTimeoutMs` 0: the exchanges' own
- *  timers alone bound reading (relay mode's streams may be long). */
+ *  timers alone bound reading (relay mode's streams may be long). Its connections pass the
+ *  egress check for `serverKey`. */
 export function createUpstreamPool(
   url: string,
   options: {
+    readonly serverKey: string;
+    readonly egress: UpstreamEgress;
     readonly connectTimeoutMs: number;
     readonly readTimeoutMs: number;
     readonly maxConnections: number | null;
@@ -128,7 +132,7 @@ export function createUpstreamPool(
   const pool = new Pool(parsed.origin, {
     connections: options.maxConnections,
     pipelining: 1,
-    connect: { timeout: options.connectTimeoutMs },
+    connect: createEgressConnector(options.egress, options.serverKey, options.connectTimeoutMs),
     headersTimeout: options.readTimeoutMs,
     bodyTimeout: options.readTimeoutMs,
   });

@@ -14,6 +14,12 @@ export {
   type UpstreamTool,
   type UpstreamToolDefinition,
 } from './client.js';
+export {
+  createEgressConnector,
+  DEFAULT_UPSTREAM_EGRESS,
+  resolveWithDns,
+  type UpstreamEgress,
+} from './egress-connector.js';
 export { UPSTREAM_ERROR_CODES, UpstreamError, type UpstreamErrorCode } from './errors.js';
 export type {
   JsonRpcErrorObject,

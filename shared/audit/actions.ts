@@ -69,6 +69,12 @@ export const AUDIT_ACTIONS = {
   TOOL_DEFINITION_CHANGED: 'tool_definition.changed',
   /** An operator approved a tool definition: it is the pinned one from now on. */
   TOOL_DEFINITION_APPROVED: 'tool_definition.approved',
+  /**
+   * The egress policy refused an upstream's address (UPSTREAM_ADDRESS_FORBIDDEN): at registration
+   * or change of an MCP server, or when a forward, a proxy session or a tools/list refresh was
+   * about to connect. Nothing was sent.
+   */
+  EGRESS_REFUSED: 'egress.refused',
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

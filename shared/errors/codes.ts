@@ -160,6 +160,14 @@ export const ERROR_CODES = {
     summary: 'The forward was aborted because the agent was killed while it ran.',
     hint: 'The agent is revoked; nothing more will be forwarded for it.',
   },
+  // Egress policy (DESIGN.md §12, docs/security.md "Egress").
+  UPSTREAM_ADDRESS_FORBIDDEN: {
+    status: 502,
+    message: 'upstream address forbidden: {detail}',
+    summary:
+      "The egress policy forbids the upstream's address (the URL's literal address, or one its host name resolves to); nothing was sent to it.",
+    hint: 'Register the server at an allowed address, or have the operator change AGENT_GATEWAY_EGRESS_ALLOW / AGENT_GATEWAY_EGRESS_DENY (docs/security.md, Egress).',
+  },
   // Tool-definition pinning (docs/tool-pinning.md).
   MCP_TOOL_DEFINITION_CHANGED: {
     status: 403,

@@ -42,3 +42,37 @@ describe('tool refresh settings', () => {
     expect(error.message).toContain(`${name}=${value}`);
   });
 });
+
+describe('egress settings', () => {
+  it('default to the built-in policy (empty lists)', () => {
+    expect(loadConfig({}).egress).toEqual({
+      allow: { ranges: [], names: [] },
+      deny: { ranges: [], names: [] },
+    });
+  });
+
+  it('take comma-separated CIDRs, addresses and host names', () => {
+    const { egress } = loadConfig({
+      AGENT_GATEWAY_EGRESS_ALLOW: '169.254.169.254, mcp.internal',
+      AGENT_GATEWAY_EGRESS_DENY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1,*.corp',
+    });
+    expect(egress.allow.ranges).toHaveLength(1);
+    expect(egress.allow.names).toEqual([{ name: 'mcp.internal', wildcard: false }]);
+    expect(egress.deny.ranges).toHaveLength(5);
+    expect(egress.deny.names).toEqual([{ name: '.corp', wildcard: true }]);
+  });
+
+  it.each([
+    ['AGENT_GATEWAY_EGRESS_ALLOW', '10.0.0.0/8,10.0.0.1/8', '10.0.0.1/8'],
+    ['AGENT_GATEWAY_EGRESS_DENY', 'https://evil.example', 'https://evil.example'],
+    ['AGENT_GATEWAY_EGRESS_DENY', '::1/200', '::1/200'],
+  ])(
+    'refuses an invalid entry of %s with CONFIG_INVALID naming the variable and the entry',
+    (name, value, entry) => {
+      const error = configError({ [name]: value });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toContain(name);
+      expect(error.message).toContain(JSON.stringify(entry));
+    },
+  );
+});

@@ -19,7 +19,11 @@ import type { SessionLimits } from '../../data-plane/mcp-proxy/sessions.js';
 import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limiter.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
-import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
+import {
+  buildGatewayRuntime,
+  type GatewayRuntime,
+  type GatewayRuntimeOptions,
+} from '../../runtime/gateway-runtime.js';
 import { generateTokenSigningKey, loadTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
@@ -75,6 +79,8 @@ export async function startTestGateway(
      * does (default: a fresh key in memory).
      */
     tokenSigningKeyDir?: string;
+    /** The egress policy and resolver (default: the built-in policy, node's resolver). */
+    egress?: GatewayRuntimeOptions['egress'];
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -99,6 +105,7 @@ export async function startTestGateway(
       ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
       : {}),
     ...(options.mcpSessionLimits ? { mcpSessionLimits: options.mcpSessionLimits } : {}),
+    ...(options.egress ? { egress: options.egress } : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();

@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
+import { egressRefusalEntry } from '../../../shared/egress/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
@@ -13,6 +14,8 @@ import {
   readStoredDigests,
 } from '../../../shared/tools/tool-definitions.js';
 import {
+  checkServerUrlEgress,
+  forbiddenServerUrl,
   registerMcpServer,
   removeMcpServer,
   SERVER_ID,
@@ -20,6 +23,7 @@ import {
   updateMcpServer,
 } from '../../services/mcp-servers.js';
 import { builder } from '../builder.js';
+import { actorOf, type GraphQLContext } from '../context.js';
 import { jsonObjectRule } from '../input-rules.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 
@@ -136,6 +140,30 @@ const RegisterMcpServerInput = builder.inputType('RegisterMcpServerInput', {
   }),
 });
 
+/**
+ * Refuses, before anything is stored or sent, a URL the egress policy forbids: audited
+ * (egress.refused), then UPSTREAM_ADDRESS_FORBIDDEN on input.url.
+ */
+async function refuseForbiddenUrl(
+  context: GraphQLContext,
+  serverId: string,
+  url: string,
+): Promise<void> {
+  const refusal = await checkServerUrlEgress(context.egress, url);
+  if (refusal === null) return;
+  await context.audit.append(
+    egressRefusalEntry({
+      tenantId: context.caller.tenantId,
+      serverId,
+      refusal,
+      stage: 'registration',
+      url,
+      actor: { actorType: 'operator', actor: actorOf(context.caller) },
+    }),
+  );
+  throw forbiddenServerUrl(refusal);
+}
+
 async function findServer(
   context: Parameters<typeof publishChange>[0],
   query: object,
@@ -155,12 +183,15 @@ builder.mutationField('registerMcpServer', (t) =>
       'reach it once the gateway policy trusts its serverId. Waits a bounded time (2 s by ' +
       "default) for the server's " +
       'tools/list and answers either way: a slow or unreachable server is learnt in the ' +
-      'background (toolsRefreshedAt, toolsRefreshError).',
+      'background (toolsRefreshedAt, toolsRefreshError). A URL whose address the egress policy ' +
+      'forbids (its literal address, or what its host name resolves to now) is refused with ' +
+      'UPSTREAM_ADDRESS_FORBIDDEN on input.url; nothing is stored or sent.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     args: {
       input: t.arg({ type: RegisterMcpServerInput, required: true, description: 'The server.' }),
     },
     resolve: async (query, _root, { input }, context) => {
+      await refuseForbiddenUrl(context, input.serverId, input.url);
       const mockResults = mockResultsOf(input.mockResults);
       const { id } = await registerMcpServer(context.db, {
         tenantId: context.caller.tenantId,
@@ -199,13 +230,15 @@ builder.mutationField('updateMcpServer', (t) =>
     type: 'McpServer',
     description:
       'Changes an MCP server of the tenant; NOT_FOUND when it has none with this id. Learns its ' +
-      'tool definitions again, waiting as registerMcpServer does.',
+      'tool definitions again, waiting as registerMcpServer does. A forbidden url is refused as ' +
+      'registerMcpServer refuses it.',
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     args: {
       serverId: t.arg.string({ required: true, description: 'The McpServer.serverId.' }),
       input: t.arg({ type: UpdateMcpServerInput, required: true, description: 'What to change.' }),
     },
     resolve: async (query, _root, { serverId, input }, context) => {
+      if (input.url) await refuseForbiddenUrl(context, serverId, input.url);
       const mockResults = mockResultsOf(input.mockResults);
       const updated = await updateMcpServer(context.db, context.caller.tenantId, serverId, {
         ...(input.url ? { url: input.url } : {}),

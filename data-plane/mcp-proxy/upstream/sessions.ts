@@ -5,6 +5,7 @@
 // what the client can do) and returns the upstream's answer with the session it opened.
 // `notifications/initialized` is the downstream client's to send; the proxy relays it through
 // `send`.
+import { DEFAULT_UPSTREAM_EGRESS, type UpstreamEgress } from '../../upstream/egress-connector.js';
 import { upstreamFailure } from '../../upstream/errors.js';
 import {
   createUpstreamPool,
@@ -22,6 +23,8 @@ import { Session, type UpstreamSession, type UpstreamSessionConfig } from './ses
 export interface UpstreamSessionsOptions {
   /** Most connections per upstream server (its pool). Default unlimited. */
   readonly maxConnectionsPerServer?: number;
+  /** The egress check of every connection. Default: the built-in policy, node's resolver. */
+  readonly egress?: UpstreamEgress;
 }
 
 export interface OpenedUpstreamSession {
@@ -33,6 +36,7 @@ export interface OpenedUpstreamSession {
 
 export class UpstreamSessions {
   readonly #maxConnections: number | null;
+  readonly #egress: UpstreamEgress;
   readonly #pools = new Map<string, UpstreamPool>();
   readonly #open = new Set<Session>();
   readonly #forget = (session: Session) => {
@@ -42,6 +46,7 @@ export class UpstreamSessions {
 
   constructor(options: UpstreamSessionsOptions = {}) {
     this.#maxConnections = options.maxConnectionsPerServer ?? null;
+    this.#egress = options.egress ?? DEFAULT_UPSTREAM_EGRESS;
   }
 
   /** Sessions opened and not closed yet. */
@@ -112,6 +117,8 @@ export class UpstreamSessions {
     // Exchanges time themselves (connect, read, idle per message): the pool adds no read timeout,
     // which would cut a standalone GET stream that is rightly silent.
     const target = createUpstreamPool(url, {
+      serverKey,
+      egress: this.#egress,
       connectTimeoutMs: config.connectTimeoutMs,
       readTimeoutMs: 0,
       maxConnections: this.#maxConnections,
