@@ -27,6 +27,7 @@ export {
   SEAL_PREFIX,
   sealEntry,
 } from './hash.js';
+export { MAX_IDS_PER_ENTRY, pageIds } from './id-pages.js';
 export { markRefusal, refusalSubjectOf } from './refusal-marks.js';
 export {
   DEFAULT_MAX_REFUSAL_WINDOWS,

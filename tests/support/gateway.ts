@@ -19,7 +19,11 @@ import type { SessionLimits } from '../../data-plane/mcp-proxy/sessions.js';
 import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limiter.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
-import { buildGatewayRuntime, type GatewayRuntime } from '../../runtime/gateway-runtime.js';
+import {
+  buildGatewayRuntime,
+  type GatewayRuntime,
+  type GatewayRuntimeOptions,
+} from '../../runtime/gateway-runtime.js';
 import { generateTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
@@ -70,6 +74,8 @@ export async function startTestGateway(
     oauthAuthFailureLimits?: AuthFailureLimits;
     /** MCP proxy concurrency limits (default: production limits). */
     mcpSessionLimits?: Partial<SessionLimits>;
+    /** Refusal auditing's clock (tests move it past a window) and bounds. */
+    refusalAudit?: GatewayRuntimeOptions['refusalAudit'];
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -89,6 +95,7 @@ export async function startTestGateway(
       ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
       : {}),
     ...(options.mcpSessionLimits ? { mcpSessionLimits: options.mcpSessionLimits } : {}),
+    ...(options.refusalAudit ? { refusalAudit: options.refusalAudit } : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();
