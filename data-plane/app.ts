@@ -17,6 +17,7 @@ import type { ListedToolsRecorder } from './listed-tools.js';
 import { PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './mcp-proxy/dependencies.js';
 import { mcpProxyRoutes } from './mcp-proxy/route.js';
 import { ProxySessions } from './mcp-proxy/sessions.js';
+import { MCP_PROXY_PATH } from './mcp-proxy/transport/streamable-http.js';
 import { UpstreamSessions } from './mcp-proxy/upstream/index.js';
 import { oauthIndexOf } from './oauth/oauth-index.js';
 import { RevokedTokens } from './oauth/revocations.js';
@@ -25,7 +26,7 @@ import type { GatewayMetrics } from './plugins/metrics.js';
 import { agentIamRoutes } from './routes/agentiam/index.js';
 import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
-import { inspectRoutes } from './routes/inspect/index.js';
+import { INSPECT_PATH, inspectRoutes } from './routes/inspect/index.js';
 import { killRoutes } from './routes/kill/index.js';
 import { type OAuthRoutesDependencies, oauthRoutes } from './routes/oauth/index.js';
 import { buildServer, type ServerOptions } from './server.js';
@@ -73,13 +74,14 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   const app = await buildServer(deps);
   const identity = new IdentityVerifier({ ...deps.agentIam, metrics: deps.metrics });
   await app.register(compliancePlugin, deps.compliance ?? {});
-  await app.register(inspectRoutes, { ...deps, identity });
+  await app.register(inspectRoutes, { ...deps, identity, surfaceRoute: `POST ${INSPECT_PATH}` });
   const revoked = deps.oauth?.revoked ?? new RevokedTokens();
   const upstreamSessions = deps.mcpUpstreamSessions ?? new UpstreamSessions();
   if (!deps.mcpUpstreamSessions) app.addHook('onClose', () => upstreamSessions.close());
   await app.register(mcpProxyRoutes, {
     ...deps,
     identity,
+    surfaceRoute: `POST ${MCP_PROXY_PATH}`,
     sessions:
       deps.mcpSessions ?? new ProxySessions({}, (open) => deps.metrics.mcpProxySessions.set(open)),
     upstreamSessions,

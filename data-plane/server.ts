@@ -5,10 +5,12 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import type { RefusalAuditor } from './audit/refusal-auditor.js';
 import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin, sendError, toGatewayError } from './plugins/errors.js';
 import { healthPlugin, type Readiness } from './plugins/health.js';
 import { type GatewayMetrics, metricsPlugin } from './plugins/metrics.js';
+import { refusalsPlugin } from './plugins/refusals.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -25,6 +27,11 @@ export interface ServerOptions {
    * its own line (governance/exchange.ts).
    */
   readonly accessLog?: boolean | undefined;
+  /**
+   * Audits authentication, authorization and transport refusals, bounded (plugins/refusals.ts).
+   * Absent: refusals are answered and not audited.
+   */
+  readonly refusals?: Pick<RefusalAuditor, 'refuse'> | undefined;
 }
 
 /**
@@ -101,6 +108,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // fastify-plugin wrapped: their handlers and decorations apply to the whole app.
   await app.register(errorsPlugin);
   await app.register(authPlugin);
+  await app.register(refusalsPlugin, { refusals: options.refusals });
   await app.register(healthPlugin, { readiness: options.readiness });
   if (options.metrics) await app.register(metricsPlugin, { metrics: options.metrics });
   return app;

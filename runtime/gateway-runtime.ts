@@ -14,6 +14,7 @@ import { HubKillSink } from '../control-plane/stream/kill-sink.js';
 import { ToolRefresher } from '../control-plane/tools/refresher.js';
 import { DelegationLinkRecorder } from '../data-plane/agentiam/delegation-links.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
+import { RefusalAuditor, type RefusalAuditorOptions } from '../data-plane/audit/refusal-auditor.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-kill.js';
@@ -61,6 +62,8 @@ import { registerTokenSigningKey } from './token-signing-key.js';
 export interface GatewayRuntime {
   readonly app: FastifyInstance;
   readonly audit: AuditWriter;
+  /** Audits refusals, bounded (docs/security.md, "Refusal auditing"); closed by `stop()`. */
+  readonly refusals: RefusalAuditor;
   readonly store: SnapshotStore;
   readonly publisher: SnapshotPublisher;
   /** Learns MCP servers' tool definitions; `start()` it beside the publisher. */
@@ -171,6 +174,8 @@ export interface GatewayRuntimeOptions {
    * addresses; tests inject a table).
    */
   readonly egress?: { readonly policy?: EgressPolicy; readonly resolve?: EgressResolver };
+  /** Refusal auditing's clock and bounds (tests move the clock past a window). */
+  readonly refusalAudit?: Omit<RefusalAuditorOptions, 'audit' | 'logger'>;
 }
 
 export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promise<GatewayRuntime> {
@@ -195,6 +200,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       },
     }),
   );
+  const refusals = new RefusalAuditor({ ...options.refusalAudit, audit, logger });
   const store = new SnapshotStore();
   store.onApply((snapshot) => metrics.snapshotVersion.set(snapshot.version));
   const publisher = new SnapshotPublisher(
@@ -293,12 +299,13 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   // A control plane alone serves the HTTP edge without data-plane routes.
   const app =
     role === 'control-plane'
-      ? await buildServer({ logger, readiness: options.readiness, metrics, accessLog })
+      ? await buildServer({ logger, readiness: options.readiness, metrics, accessLog, refusals })
       : await buildDataPlaneApp({
           logger,
           readiness: options.readiness,
           metrics,
           accessLog,
+          refusals,
           store,
           db,
           audit,
@@ -370,6 +377,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   return {
     app,
     audit,
+    refusals,
     store,
     publisher,
     toolRefresher,
@@ -404,6 +412,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       await issuedTokens.stop();
       await delegationLinks.stop();
       await decisionCounts?.stop();
+      await refusals.close();
       await audit.close();
       await upstream.close();
       mcpSessions.closeAll();

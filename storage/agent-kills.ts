@@ -212,6 +212,56 @@ export function commitKill(
   });
 }
 
+/** The ids of everything a kill revoked or rejected (docs/kill-switch.md, step 4). */
+export interface KillRevokedIds {
+  readonly credentials: readonly string[];
+  readonly delegations: readonly string[];
+  readonly oauthClients: readonly string[];
+  /** Access token jtis. */
+  readonly tokens: readonly string[];
+  readonly rejectedApprovals: readonly string[];
+}
+
+/**
+ * What the kill revoked, read back by its mark: its transaction stamped every row it revoked with
+ * the kill's own `killedAt` (credentials also with their reason, approvals with the kill switch
+ * as decider), so any receiver — the one that committed it or the one completing it after a
+ * crash — lists the same ids. Sorted, so the audit entries are reproducible.
+ */
+export async function listKillRevokedIds(
+  db: SqlExecutor,
+  kill: Pick<KillRecord, 'tenantId' | 'agentId' | 'killedAt'>,
+): Promise<KillRevokedIds> {
+  const params = [kill.tenantId, kill.agentId, kill.killedAt];
+  const ids = async (sql: string, extra: readonly unknown[] = []) =>
+    (await db.query<{ id: string }>(sql, [...params, ...extra])).map((row) => row.id);
+  const [credentials, delegations, oauthClients, tokens, rejectedApprovals] = await Promise.all([
+    ids(
+      `select id from identity_credentials where "tenantId" = $1 and "agentId" = $2
+        and "revokedAt" = $3 and "revokedReason" = $4 order by id`,
+      [KILLED_CREDENTIAL_REASON],
+    ),
+    ids(
+      `select id from delegation_links where "tenantId" = $1 and "issuerAgentId" = $2
+        and "revokedAt" = $3 order by id`,
+    ),
+    ids(
+      `select id from oauth_clients where "tenantId" = $1 and "agentId" = $2
+        and "revokedAt" = $3 order by id`,
+    ),
+    ids(
+      `select id from issued_tokens where "tenantId" = $1 and "agentId" = $2
+        and "revokedAt" = $3 order by id`,
+    ),
+    ids(
+      `select id from approvals where "tenantId" = $1 and "agentId" = $2 and status = 'rejected'
+        and "decidedAt" = $3 and "decidedBy" = $4 order by id`,
+      [KILL_SWITCH_DECIDER],
+    ),
+  ]);
+  return { credentials, delegations, oauthClients, tokens, rejectedApprovals };
+}
+
 /** The kill of an agent of the tenant, if it was killed. */
 export function findKillOfAgent(
   db: SqlExecutor,

@@ -3,6 +3,7 @@
 // caller for the handler. Runs before the body is read, so an unauthenticated request costs
 // no parsing.
 import type { FastifyRequest } from 'fastify';
+import { markRefusal } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { Scope } from '../../shared/identity/scopes.js';
 import type { Caller } from '../graphql/context.js';
@@ -22,11 +23,17 @@ export function scopedCaller(
     async onRequest(request) {
       const caller = authenticate(request.headers.authorization);
       if (!caller.scopes.has(scope)) {
-        throw gatewayError(
+        const error = gatewayError(
           'AUTH_INSUFFICIENT_SCOPE',
           { scope },
           { details: { requiredScope: scope } },
         );
+        // Audited at the edge (data-plane/plugins/refusals.ts), bounded.
+        throw markRefusal(error, {
+          tenantId: caller.tenantId,
+          subjectType: 'api_key',
+          subject: caller.keyId,
+        });
       }
       callers.set(request, caller);
     },

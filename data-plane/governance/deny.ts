@@ -1,5 +1,8 @@
 // Blocked calls: the deny is appended to the audit trail and durable before the answer leaves
-// (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands.
+// (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands. A killed
+// agent's call is the exception: it is refused because its identity is revoked, an authentication
+// refusal, audited through the bounded refusal path (the first of a minute an entry of its own,
+// the rest counted: docs/security.md, "Refusal auditing"), so a poller cannot flood the trail.
 import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../shared/audit/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
@@ -14,7 +17,7 @@ export async function answerDeny(
   block: Block,
 ): Promise<void> {
   const { tenant, call, inspectionId } = exchange;
-  const auditId = await appendDenyAudit(deps, tenant, call, inspectionId, call.mode, block);
+  const auditId = await auditBlock(deps, tenant, call, inspectionId, call.mode, block);
   return sendAnswer(
     deps,
     exchange,
@@ -57,6 +60,42 @@ export async function answerMalformed(
       auditId,
     }),
   );
+}
+
+/**
+ * Audits a block: a killed agent's (AGENT_REVOKED) as a bounded refusal, resolving with the id of
+ * its entry when it has one of its own; every other as `inspect.deny`, durable.
+ */
+export function auditBlock(
+  deps: InspectDependencies,
+  tenant: CompiledTenant,
+  call: InspectRequest | undefined,
+  inspectionId: string,
+  mode: ExecutionMode | null,
+  block: Block,
+): Promise<string | undefined> {
+  if (block.code === 'AGENT_REVOKED' && call && deps.refusals) {
+    return auditRevokedAgent(deps, tenant.id, call.agentId, block.message);
+  }
+  return appendDenyAudit(deps, tenant, call, inspectionId, mode, block);
+}
+
+/** A killed agent's call refused (AGENT_REVOKED), through the bounded refusal path. */
+export function auditRevokedAgent(
+  deps: Pick<InspectDependencies, 'refusals' | 'surfaceRoute'>,
+  tenantId: string,
+  agentId: string,
+  detail: string,
+): Promise<string | undefined> {
+  if (!deps.refusals) return Promise.resolve(undefined);
+  return deps.refusals.refuse({
+    tenantId,
+    subjectType: 'agent',
+    subject: agentId,
+    code: 'AGENT_REVOKED',
+    route: deps.surfaceRoute ?? '',
+    detail,
+  });
 }
 
 /** Appends the deny (or shadow counterfactual) and resolves once it is durable. */

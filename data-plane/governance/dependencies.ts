@@ -6,6 +6,7 @@ import type { PublicUrl } from '../../shared/public-url.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import type { IdentityVerifier } from '../agentiam/identity-verifier.js';
+import type { RefusalAuditor } from '../audit/refusal-auditor.js';
 import type { ExecutionRegistry } from '../executions.js';
 import type { ListedToolsRecorder } from '../listed-tools.js';
 import type { KeyUseListener } from '../plugins/auth.js';
@@ -49,4 +50,11 @@ export interface InspectDependencies {
   readonly identity: IdentityVerifier;
   /** The base of the `htu` an Agent-Proof must name. */
   readonly publicUrl: PublicUrl;
+  /**
+   * Audits a killed agent's refused calls, bounded (audit/refusal-auditor.ts). Absent: they are
+   * audited as `inspect.deny`, each.
+   */
+  readonly refusals?: Pick<RefusalAuditor, 'refuse'> | undefined;
+  /** The route this surface's refusals name in the trail (`POST /mcp/:serverId`, …). */
+  readonly surfaceRoute?: string | undefined;
 }

@@ -9,7 +9,7 @@
 // request: after waiting for the other receiver's AGENT_CHANGED a bounded time, so a double click
 // does not audit twice. In this process, a second request for a kill under way awaits the first.
 import type { Logger } from 'pino';
-import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import { AUDIT_ACTIONS, type JsonObject, pageIds } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   EVENT_TYPES,
@@ -25,7 +25,9 @@ import {
   findKillBySeq,
   type KillAnswer,
   type KillRecord,
+  type KillRevokedIds,
   type KillTarget,
+  listKillRevokedIds,
 } from '../../storage/agent-kills.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
@@ -110,6 +112,9 @@ export class KillSwitch {
     const propagated =
       kill.propagation === null ? this.#awaitPropagation(kill.id) : Promise.resolve(null);
     const { aborted: abortedHere } = applier.apply(killDeltaOf(kill, []));
+    // Read while the propagation is awaited: the ids the audit entry lists.
+    const revokedIds = listKillRevokedIds(db, kill);
+    revokedIds.catch(() => {});
     if (committed.created) {
       events.publishMany(
         committed.rejectedApprovalIds.map(
@@ -133,23 +138,9 @@ export class KillSwitch {
       confirmedBy: propagation.confirmedBy,
       controlPlaneReached: propagation.controlPlaneReached,
     };
-    const entry = await this.#options.audit.append({
-      tenantId,
-      action: AUDIT_ACTIONS.AGENT_KILLED,
-      resourceType: 'agent',
-      resourceId: kill.agentId,
-      metadata: {
-        actorType: 'operator',
-        actor,
-        killId: kill.id,
-        publicKey: kill.publicKey,
-        reason: kill.reason,
-        receivedBy: kill.receivedBy,
-        revoked: { ...kill.revoked },
-        rejectedApprovals: kill.rejectedApprovals,
-        abortedExecutions,
-        propagation: { ...answerPropagation, confirmedBy: [...propagation.confirmedBy] },
-      },
+    const entry = await this.#audit(kill, actor, await revokedIds, {
+      abortedExecutions,
+      propagation: { ...answerPropagation, confirmedBy: [...propagation.confirmedBy] },
     });
     const answer = await completeKill(db, kill.seq, {
       agentId: kill.agentId,
@@ -169,6 +160,70 @@ export class KillSwitch {
       agent: { id: agentId, change: 'killed' },
     });
     return { created: committed.created, answer };
+  }
+
+  /**
+   * Appends `agent.killed` naming every id the kill revoked or rejected, at most MAX_IDS_PER_ENTRY
+   * of each kind, and an `agent.killed_continued` entry per further page, referencing it; resolves
+   * with the kill's entry once all are durable.
+   */
+  async #audit(
+    kill: KillRecord,
+    actor: string,
+    ids: KillRevokedIds,
+    outcome: { abortedExecutions: number; propagation: JsonObject },
+  ) {
+    const { audit } = this.#options;
+    const [first, ...rest] = pageIds(ids);
+    const page = (ids: NonNullable<typeof first>): JsonObject => ({
+      revokedIds: {
+        credentials: ids.credentials,
+        delegations: ids.delegations,
+        oauthClients: ids.oauthClients,
+        tokens: ids.tokens,
+      },
+      rejectedApprovalIds: ids.rejectedApprovals,
+    });
+    const entry = await audit.append({
+      tenantId: kill.tenantId,
+      action: AUDIT_ACTIONS.AGENT_KILLED,
+      resourceType: 'agent',
+      resourceId: kill.agentId,
+      metadata: {
+        actorType: 'operator',
+        actor,
+        killId: kill.id,
+        publicKey: kill.publicKey,
+        reason: kill.reason,
+        receivedBy: kill.receivedBy,
+        revoked: { ...kill.revoked },
+        rejectedApprovals: kill.rejectedApprovals,
+        ...page(first!),
+        continuedIn: rest.length,
+        abortedExecutions: outcome.abortedExecutions,
+        propagation: outcome.propagation,
+      },
+    });
+    await Promise.all(
+      rest.map((ids, index) =>
+        audit.append({
+          tenantId: kill.tenantId,
+          action: AUDIT_ACTIONS.AGENT_KILLED_CONTINUED,
+          resourceType: 'agent',
+          resourceId: kill.agentId,
+          metadata: {
+            actorType: 'operator',
+            actor,
+            killId: kill.id,
+            killEntryId: entry.id,
+            part: index + 1,
+            parts: rest.length,
+            ...page(ids),
+          },
+        }),
+      ),
+    );
+    return entry;
   }
 
   /** The fan-out's propagation of this kill, or null after the bounded wait. */

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
-import { appendDenyAudit } from '../governance/deny.js';
+import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
@@ -124,6 +124,14 @@ export class McpProxy {
     if (!tenant || !agent || agent.killed) {
       deps.sessions.close(session);
       const code = agent?.killed ? 'AGENT_REVOKED' : 'AGENT_UNKNOWN';
+      if (tenant && agent?.killed) {
+        await auditRevokedAgent(
+          deps,
+          tenant.id,
+          agent.id,
+          formatErrorMessage(code, { agentId: agent.id }),
+        );
+      }
       stream.respond(
         rpcError(
           message.id,
@@ -307,7 +315,7 @@ export class McpProxy {
       message.id,
       message.method,
     );
-    const auditId = await appendDenyAudit(this.#deps, tenant, call, inspectionId, null, block);
+    const auditId = await auditBlock(this.#deps, tenant, call, inspectionId, null, block);
     stream.respond(
       rpcError(message.id, JSONRPC.GATEWAY_DENIED, block.code, block.message, {
         inspectionId,

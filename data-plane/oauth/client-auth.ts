@@ -20,6 +20,7 @@ import {
   verifyClientSecret,
 } from '../../shared/oauth/client-credentials.js';
 import { ReplayGuard } from '../agentiam/replay-guard.js';
+import { markClientRefusal } from '../plugins/refusals.js';
 import type { AuthFailureLimiter } from './auth-failure-limiter.js';
 import type { IndexedClient, OAuthIndex } from './oauth-index.js';
 import { type OAuthParams, optionalParam } from './request-params.js';
@@ -74,6 +75,7 @@ export class ClientAuthenticator {
       return await this.#check(index, request, presented);
     } catch (error) {
       this.#limiter.recordFailure(limitKey, request.address);
+      markClientRefusal(error, index.clients.get(presented.clientId));
       throw error;
     }
   }

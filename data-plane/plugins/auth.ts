@@ -4,6 +4,7 @@
 // authenticated against, so everything after uses one consistent configuration.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { markRefusal } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   equalInConstantTime,
@@ -77,13 +78,15 @@ export function authenticate(
   const snapshot = store.current;
   const key = findPresentedKey(header, snapshot, now);
   if (!key.scopes.has(scope)) {
-    throw gatewayError(
+    const error = gatewayError(
       'AUTH_INSUFFICIENT_SCOPE',
       { scope },
       {
         details: { requiredScope: scope },
       },
     );
+    // Audited at the edge (plugins/refusals.ts): the key, and so its tenant, is known.
+    throw markRefusal(error, { tenantId: key.tenant.id, subjectType: 'api_key', subject: key.id });
   }
   // A key was found, so there is a snapshot.
   return { snapshot: snapshot as CompiledSnapshot, tenant: key.tenant, key };

@@ -63,6 +63,18 @@ export const AUDIT_ACTIONS = {
    */
   AGENT_KILLED: 'agent.killed',
   /**
+   * The ids of a kill that did not fit in its `agent.killed` entry (at most 1 000 of each kind
+   * per entry): the next 1 000s, referencing the kill's entry.
+   */
+  AGENT_KILLED_CONTINUED: 'agent.killed_continued',
+  /**
+   * An authentication, authorization or transport refusal of a known tenant's key, client or
+   * agent: the first of its subject and reason code in a minute (docs/audit.md, "Refusals").
+   */
+  AUTH_REFUSED: 'auth.refused',
+  /** The count of the refusals of one subject and reason code after the first, in one minute. */
+  AUTH_REFUSED_SUMMARY: 'auth.refused_summary',
+  /**
    * An upstream sent a tool definition that differs from the pinned one: the tool is held
    * (hidden from the MCP proxy's tools/list, its calls denied) until approved.
    */

@@ -27,6 +27,21 @@ export {
   SEAL_PREFIX,
   sealEntry,
 } from './hash.js';
+export { MAX_IDS_PER_ENTRY, pageIds } from './id-pages.js';
+export { markRefusal, refusalSubjectOf } from './refusal-marks.js';
+export {
+  DEFAULT_MAX_REFUSAL_WINDOWS,
+  DEFAULT_REFUSAL_WINDOW_MS,
+  type EndedRefusalWindow,
+  MAX_SUMMARY_ROUTES,
+  type Refusal,
+  type RefusalOverflowSummary,
+  type RefusalSubject,
+  type RefusalSubjectType,
+  type RefusalSummary,
+  type RefusalVerdict,
+  RefusalWindows,
+} from './refusal-windows.js';
 export { toStorableAuditInput } from './storable-input.js';
 export type {
   AuditEntry,

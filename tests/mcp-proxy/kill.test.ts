@@ -2,7 +2,7 @@
 // (its `block` tool answers only when cancelled) when POST /api/v2/infrastructure/agents/{key}/kill
 // arrives. The call ends at once with a JSON-RPC error MCP_UPSTREAM_ABORTED, the upstream sees its
 // connection close and its session deleted, the agent's proxy session is gone (404), and a new
-// initialize is refused with an audited AGENT_REVOKED. Another agent's session is untouched.
+// initialize is refused with AGENT_REVOKED, audited as a refusal (auth.refused). Another agent's session is untouched.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
@@ -103,8 +103,8 @@ describeEachDatabase('MCP proxy and the kill switch', (kind) => {
     const audit = await findAuditEntry(gateway.db, reopened.body.error.data.auditId);
     expect(audit).toMatchObject({
       tenantId: gateway.tenant.id,
-      action: 'inspect.deny',
-      metadata: { decision: 'deny', reasonCode: 'AGENT_REVOKED', method: 'initialize' },
+      action: 'auth.refused',
+      metadata: { reasonCode: 'AGENT_REVOKED', route: 'POST /mcp/:serverId' },
     });
     expect(upstream.log.length).toBe(requestsBefore);
 

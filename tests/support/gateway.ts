@@ -81,6 +81,9 @@ export async function startTestGateway(
     tokenSigningKeyDir?: string;
     /** The egress policy and resolver (default: the built-in policy, node's resolver). */
     egress?: GatewayRuntimeOptions['egress'];
+
+    /** Refusal auditing's clock (tests move it past a window) and bounds. */
+    refusalAudit?: GatewayRuntimeOptions['refusalAudit'];
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -106,6 +109,8 @@ export async function startTestGateway(
       : {}),
     ...(options.mcpSessionLimits ? { mcpSessionLimits: options.mcpSessionLimits } : {}),
     ...(options.egress ? { egress: options.egress } : {}),
+
+    ...(options.refusalAudit ? { refusalAudit: options.refusalAudit } : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();

@@ -13,6 +13,7 @@
 // with the registry's HTTP status and the reasonCode in `data`; gateway decisions are JSON-RPC
 // errors on 200 (../rpc-errors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { markRefusal } from '../../../shared/audit/index.js';
 import {
   ERROR_CODES,
   type ErrorCode,
@@ -20,6 +21,7 @@ import {
   gatewayError,
 } from '../../../shared/errors/index.js';
 import { toGatewayError } from '../../plugins/errors.js';
+import { refusedAgent } from '../../plugins/refusals.js';
 import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
 import type { McpProxy } from '../proxy.js';
 import type { ProxySession } from '../sessions.js';
@@ -273,7 +275,8 @@ function findSession(proxy: McpProxy, request: ProxyRequest): ProxySession {
     session.agentId !== caller.agentId ||
     session.serverId !== serverId
   ) {
-    throw gatewayError('MCP_SESSION_FORBIDDEN', { sessionId: id.slice(0, 100) });
+    const forbidden = gatewayError('MCP_SESSION_FORBIDDEN', { sessionId: id.slice(0, 100) });
+    throw markRefusal(forbidden, refusedAgent(caller));
   }
   return session;
 }

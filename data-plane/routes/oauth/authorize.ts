@@ -30,6 +30,7 @@ import { verifyAuthorizationProof } from '../../oauth/authorization-proof.js';
 import type { IndexedClient } from '../../oauth/oauth-index.js';
 import { type OAuthParams, optionalParam, toOAuthParams } from '../../oauth/request-params.js';
 import { rfcErrorOf } from '../../oauth/rfc-errors.js';
+import { auditAccessDenied } from '../../plugins/refusals.js';
 import type { OAuthContext } from './context.js';
 import { checkResource } from './token.js';
 
@@ -81,6 +82,7 @@ export async function authorize(
     const failure = error as Partial<RedirectedError>;
     if (failure.redirectError === undefined && failure.code === undefined) throw error;
     const rfc = failure.redirectError ?? rfcErrorOf(failure.code as GatewayError['code']);
+    if (rfc === 'access_denied') await auditAccessDenied(request, found, failure);
     if (rfc === 'server_error') request.log.error({ err: error }, 'authorization failed');
     return sendRedirect(reply, redirectUri, {
       error: rfc,

@@ -3,6 +3,7 @@
 // current snapshot's index (one index per snapshot, oauth-index.ts); the client of a killed agent
 // is refused like a revoked one.
 import type { FastifyRequest } from 'fastify';
+import { markRefusal } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { ClientAuthenticator } from '../../oauth/client-auth.js';
@@ -11,6 +12,7 @@ import { type IndexedClient, type OAuthIndex, oauthIndexOf } from '../../oauth/o
 import { type OAuthParams, toOAuthParams } from '../../oauth/request-params.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
 import type { GatewayMetrics } from '../../plugins/metrics.js';
+import { refusedClient } from '../../plugins/refusals.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { TOKEN_PATH } from './discovery.js';
 
@@ -61,7 +63,10 @@ export function createOAuthContext(deps: {
         // A killed agent's clients are revoked (the kill switch), even before the snapshot
         // without them arrives: the agent reads killed at once (the store's kill overlay).
         if (client.tenant.agents.get(client.client.agentId)?.killed) {
-          throw gatewayError('OAUTH_INVALID_CLIENT', { problem: "the client's agent is killed" });
+          const error = gatewayError('OAUTH_INVALID_CLIENT', {
+            problem: "the client's agent is killed",
+          });
+          throw markRefusal(error, refusedClient(client));
         }
         return { index: current, params, client };
       } catch (error) {

@@ -236,10 +236,16 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
       const answer = await withoutForward(() =>
         gateway.inspect(inspectBody(agentId, { mode: 'production' })),
       );
-      await expectDeny(gateway, answer, {
+      // An authentication refusal: audited through the bounded refusal path, not as a deny
+      // (docs/security.md, "Refusal auditing"); the first of the minute is an entry of its own.
+      expect({ status: answer.status, reasonCode: answer.body.reasonCode }).toEqual({
         status: 403,
         reasonCode: 'AGENT_REVOKED',
+      });
+      expect(await findAuditEntry(gateway.db, answer.body.auditId)).toMatchObject({
         tenantId: tenant.id,
+        action: 'auth.refused',
+        metadata: { reasonCode: 'AGENT_REVOKED', subject: agentId },
       });
     });
 
@@ -519,7 +525,9 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
         hint: expect.any(String),
         ...(code === 'AUTH_INSUFFICIENT_SCOPE' ? { requiredScope: 'agents:execute' } : {}),
       });
-      expect(await countAuditEntries(gateway.db)).toBe(audit);
+      // A key lacking the scope is known, and so is its tenant: its refusal is audited
+      // (auth.refused, bounded; docs/audit.md, "Refusals"). An unknown key has no trail.
+      expect(await countAuditEntries(gateway.db)).toBe(audit + (status === 403 ? 1 : 0));
     }
 
     it('401 without an Authorization header', async () => {
