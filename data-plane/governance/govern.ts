@@ -15,24 +15,20 @@ import { holdOrRelease } from './hold.js';
 import type { CallDelegation } from './identity.js';
 import { runPipeline } from './pipeline.js';
 import { answerShadow } from './shadow.js';
-import { findPassthroughToken } from './token-passthrough.js';
+import { refusePassthrough } from './token-passthrough.js';
 
 /**
  * The agent a call may proceed with, or why it may not: an upstream token presented for
- * forwarding (MCP_TOKEN_PASSTHROUGH), an agent unknown in the tenant, or a killed one.
+ * forwarding (MCP_TOKEN_PASSTHROUGH, or MCP_META_TOO_LARGE for a `_meta` too large to check), an
+ * agent unknown in the tenant, or a killed one.
  */
 export function screenCall(
   exchange: Exchange,
   headers: IncomingHttpHeaders,
 ): Block | CompiledAgent {
   const { tenant, call } = exchange;
-  const passthrough = findPassthroughToken(headers, call.rpc.params);
-  if (passthrough) {
-    return {
-      code: 'MCP_TOKEN_PASSTHROUGH',
-      message: formatErrorMessage('MCP_TOKEN_PASSTHROUGH', { location: passthrough }),
-    };
-  }
+  const passthrough = refusePassthrough(headers, call.rpc.params);
+  if (passthrough) return passthrough;
   const agent = tenant.agents.get(call.agentId);
   if (!agent) {
     return {

@@ -17,6 +17,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
+import { refusePassthrough } from '../governance/token-passthrough.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
 import type { McpProxyDependencies } from './dependencies.js';
@@ -67,7 +68,8 @@ export class McpProxy {
       );
       return undefined;
     }
-    const refusal = this.#refuseSession(tenant, caller, serverId);
+    const refusal =
+      this.#refuseSession(tenant, caller, serverId) ?? refusePassthrough(undefined, message.params);
     if (refusal) {
       await this.#deny(tenant, caller, serverId, message, refusal, stream);
       return undefined;
@@ -162,7 +164,9 @@ export class McpProxy {
       });
       return;
     }
-    const refusal = this.#refuseMethod(tenant, session.serverId, message.method);
+    const refusal =
+      refusePassthrough(undefined, message.params) ??
+      this.#refuseMethod(tenant, session.serverId, message.method);
     if (refusal) {
       await this.#deny(tenant, caller, session.serverId, message, refusal, stream);
       return;
@@ -196,6 +200,32 @@ export class McpProxy {
     if (!tenant) return;
     if (isNotification && tenant.policy.isMethodBlocked((message as { method: string }).method))
       return;
+    // A token in a notification's params._meta or an answer's result._meta would reach the
+    // upstream as well: the message is dropped (there is no one to answer) and the deny audited.
+    const refusal = isNotification
+      ? refusePassthrough(
+          undefined,
+          (message as { params?: Record<string, unknown> }).params,
+          'notification.params',
+        )
+      : refusePassthrough(
+          undefined,
+          resultOf(message as JsonRpcResponseMessage),
+          'response.result',
+        );
+    if (refusal) {
+      const method = isNotification ? (message as { method: string }).method : 'response';
+      const id = isNotification ? null : (message as JsonRpcResponseMessage).id;
+      await appendDenyAudit(
+        this.#deps,
+        tenant,
+        auditedCall(session, id, method),
+        randomUUID(),
+        null,
+        refusal,
+      );
+      return;
+    }
     try {
       await session.upstream.send(message as never, { signal: session.closed.signal });
     } catch (error) {
@@ -343,6 +373,14 @@ export class McpProxy {
       }
     };
   }
+}
+
+/** An answer's result, where its `_meta` travels. */
+function resultOf(message: JsonRpcResponseMessage): Record<string, unknown> | undefined {
+  const result = message.result;
+  return typeof result === 'object' && result !== null && !Array.isArray(result)
+    ? (result as Record<string, unknown>)
+    : undefined;
 }
 
 function identityRequired(): Block {

@@ -23,8 +23,7 @@ import type { AgentExchange, DecisionOutlet, Exchange } from '../governance/exch
 import { sendAnswer } from '../governance/exchange.js';
 import { governKnownAgent, isBlock, screenCall } from '../governance/govern.js';
 import { NO_DELEGATION } from '../governance/identity.js';
-import { type InspectRequest, MAX_DEPTH, MAX_NODES, MODES } from '../governance/request.js';
-import { withinJsonBounds } from '../json-bounds.js';
+import { type InspectRequest, MODES } from '../governance/request.js';
 import type { CompiledAgent, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { relayServerMessage } from './relay.js';
@@ -71,12 +70,7 @@ async function govern(
       rpcId: message.id,
     });
   }
-  if (!withinJsonBounds(params, MAX_DEPTH, MAX_NODES)) {
-    return answerMalformed(deps, exchange.outlet, exchange.tenant, exchange.inspectionId, {
-      message: `tools/call params nest deeper than ${MAX_DEPTH} or hold more than ${MAX_NODES} values`,
-      rpcId: message.id,
-    });
-  }
+  // The transport has bounded params as inspect bounds its request.params (MAX_DEPTH levels).
   const screened = screenCall(exchange, headers);
   if (isBlock(screened)) return answerDeny(deps, exchange, screened);
   return governKnownAgent(deps, exchange, screened, NO_DELEGATION);

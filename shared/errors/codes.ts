@@ -52,6 +52,14 @@ export const ERROR_CODES = {
     summary: 'The client presented a bearer token meant for the MCP server.',
     hint: "Remove the MCP server's token from the request: agents authenticate to the gateway with their API key only.",
   },
+  MCP_META_TOO_LARGE: {
+    status: 400,
+    message:
+      '{location} nests deeper than {maxDepth} levels or holds more than {maxNodes} values: too much to check for tokens',
+    summary:
+      'The `_meta` of the message is too deep or too large to be checked for passed-through tokens, so it is refused (fail closed).',
+    hint: 'Keep `_meta` small and shallow (docs/security.md, "Tokens nested in _meta"); credentials for the MCP server never belong in it.',
+  },
   MCP_DATA_EXFILTRATION_SUSPECTED: {
     status: 403,
     message: 'possible exfiltration: {signal}',

@@ -291,6 +291,57 @@ describeEachDatabase('MCP proxy transport (raw HTTP)', (kind) => {
       expect(seen(upstream)).toEqual(before);
     });
 
+    it('refuses an initialize nested 100 000 levels deep with 400 REQUEST_INVALID at once, opening nothing', async () => {
+      const { proxyUrl, upstream } = fixture;
+      const before = seen(upstream);
+      // JSON.parse builds it; only a recursive walk or JSON.stringify of it would throw.
+      const init = JSON.stringify(initializeMessage('deep'));
+      const body = `${init.slice(0, -2)},"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+      expect(() => JSON.parse(body)).not.toThrow();
+      const answer = await mcpFetch(proxyUrl, { body, headers: auth });
+      expectRefusal(answer, 400, 'REQUEST_INVALID');
+      expect(answer.body.error.code).toBe(-32600);
+      expect(answer.headers.get('mcp-session-id')).toBeNull();
+      expect(seen(upstream)).toEqual(before);
+    });
+
+    it.each([
+      ['65 levels (one more than inspect allows)', 63],
+      ['100 000 levels', 100_000],
+    ])(
+      'refuses a tools/call whose params nest %s with 400 REQUEST_INVALID, forwarding nothing',
+      async (_name, extra) => {
+        const { proxyUrl, upstream } = fixture;
+        const { headers } = await openSettled(fixture, auth);
+        const before = seen(upstream);
+        // params (1) > arguments (2) > deep (3) > … : `extra` arrays below arguments.
+        const call = JSON.stringify(toolsCall('echo', { text: 'x' }));
+        const body = `${call.slice(0, -3)},"deep":${'['.repeat(extra)}${']'.repeat(extra)}}}}`;
+        const answer = await mcpFetch(proxyUrl, { body, headers });
+        expectRefusal(answer, 400, 'REQUEST_INVALID');
+        expect(seen(upstream)).toEqual(before);
+        // A batch holding it is refused alike.
+        const batch = await mcpFetch(proxyUrl, {
+          body: `[${body}]`,
+          headers: { ...headers, 'mcp-protocol-version': '2025-03-26' },
+        });
+        expectRefusal(batch, 400, 'REQUEST_INVALID');
+        expect(seen(upstream)).toEqual(before);
+      },
+    );
+
+    it('forwards a tools/call whose params nest exactly 64 levels, as inspect does', async () => {
+      const { proxyUrl, upstream } = fixture;
+      const { headers } = await openSettled(fixture, auth);
+      const calls = upstream.calls.get('echo') ?? 0;
+      const call = JSON.stringify(toolsCall('echo', { text: 'deep enough' }));
+      const body = `${call.slice(0, -3)},"deep":${'['.repeat(62)}${']'.repeat(62)}}}}`;
+      const answer = await mcpFetch(proxyUrl, { body, headers });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ result: { structuredContent: { text: 'deep enough' } } });
+      expect(upstream.calls.get('echo')).toBe(calls + 1);
+    });
+
     it('answers a 2025-03-26 batch of requests and a notification with one event stream of both responses', async () => {
       const { proxyUrl } = fixture;
       const { headers } = await openSettled(fixture, auth);

@@ -7,11 +7,11 @@
 //
 // Per request, in order: Origin (403 MCP_ORIGIN_FORBIDDEN), who is calling (401 with
 // WWW-Authenticate and the RFC 9728 metadata URL), the body (4 MiB; JSON; one message or a
-// 2025-03-26 batch), MCP-Protocol-Version, the session (initialize opens one; every other POST,
-// GET and DELETE needs the Mcp-Session-Id of a live session of the same agent and server), the
-// concurrency limits, then the proxy (../proxy.ts). Transport failures are JSON-RPC error bodies
-// with the registry's HTTP status and the reasonCode in `data`; gateway decisions are JSON-RPC
-// errors on 200 (../rpc-errors.ts).
+// 2025-03-26 batch; `params` at most 64 levels deep, as on inspect), MCP-Protocol-Version, the
+// session (initialize opens one; every other POST, GET and DELETE needs the Mcp-Session-Id of a
+// live session of the same agent and server), the concurrency limits, then the proxy
+// (../proxy.ts). Transport failures are JSON-RPC error bodies with the registry's HTTP status and
+// the reasonCode in `data`; gateway decisions are JSON-RPC errors on 200 (../rpc-errors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { markRefusal } from '../../../shared/audit/index.js';
 import {
@@ -20,6 +20,8 @@ import {
   type GatewayError,
   gatewayError,
 } from '../../../shared/errors/index.js';
+import { MAX_DEPTH, MAX_NODES } from '../../governance/request.js';
+import { withinJsonBounds } from '../../json-bounds.js';
 import { toGatewayError } from '../../plugins/errors.js';
 import { refusedAgent } from '../../plugins/refusals.js';
 import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
@@ -58,6 +60,27 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
     const serverId = (request.params as { serverId?: string } | undefined)?.serverId ?? '';
     return sendTransportError(reply, mapped, issuer(), serverId);
+  });
+
+  // Bodies are bounded as they are parsed, before anything can walk or serialize them: JSON.parse
+  // builds a structure 100 000 levels deep without complaint, and the first JSON.stringify of it
+  // (relaying an initialize upstream) threw a RangeError after the answer had been hijacked,
+  // leaving the client hanging. The bound is inspect's: `params` nests at most MAX_DEPTH levels.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    parseJson(request, text as string, (error, body) => {
+      if (error) return done(error, undefined);
+      if (!withinMessageBounds(body)) {
+        return done(
+          invalid(
+            `JSON nested deeper than ${MAX_DEPTH} levels below a message or more than ${MAX_NODES} values`,
+          ),
+          undefined,
+        );
+      }
+      done(null, body);
+    });
   });
 
   app.addHook('onRequest', async (request) => {
@@ -312,6 +335,14 @@ function acceptsEventStream(request: FastifyRequest): boolean {
   return (
     typeof accept === 'string' && (accept.includes('text/event-stream') || accept.includes('*/*'))
   );
+}
+
+/**
+ * True when each message's `params` (or `result`) nests at most MAX_DEPTH levels, as an inspect
+ * body's `request.params` does: a message is one level more, a batch two. Iterative.
+ */
+function withinMessageBounds(body: unknown): boolean {
+  return withinJsonBounds(body, MAX_DEPTH + (Array.isArray(body) ? 2 : 1), MAX_NODES);
 }
 
 function invalid(problem: string): GatewayError {
