@@ -643,7 +643,7 @@ export const ERROR_CODES = {
     message: 'the token was issued to another client; a client revokes only its own tokens',
     summary:
       'RFC 7009 §2.1: a client may revoke only the tokens issued to it (unauthorized_client).',
-    hint: "Revoke the token with the client it was issued to, or as an operator (revokeIssuedToken).",
+    hint: 'Revoke the token with the client it was issued to, or as an operator (revokeIssuedToken).',
   },
   OAUTH_RATE_LIMITED: {
     status: 429,

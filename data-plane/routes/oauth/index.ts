@@ -252,7 +252,6 @@ async function registerOAuthRoutes(
         },
       },
     },
-    (request, reply) =>
-      revokeToken(ctx, revocation, request, reply),
+    (request, reply) => revokeToken(ctx, revocation, request, reply),
   );
 }
