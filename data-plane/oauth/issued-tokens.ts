@@ -8,8 +8,8 @@
 // revokes such rows (control-plane/services/agentiam/credentials.ts). A row written late must
 // not escape a revocation that ran in between: the batch share-locks its credentials first (so
 // it waits for a revocation in flight, and a revocation waits for it), inserts a row whose
-// credential is already revoked as revoked, and bumps that tenant's configVersion so the next
-// snapshot refuses the token everywhere.
+// credential is already revoked as revoked, and then bumps that tenant's configVersion so the
+// next snapshot refuses the token everywhere.
 import type { Logger } from 'pino';
 import { BatchedWriter } from '../../storage/batched-writer.js';
 import { bumpConfigVersionSql } from '../../storage/config-version.js';
@@ -74,13 +74,13 @@ export class IssuedTokenRecorder {
     const credentialIds = [
       ...new Set(batch.flatMap((t) => (t.credentialId ? [t.credentialId] : []))),
     ];
-    await this.#db.transaction(async (tx) => {
+    const now = new Date();
+    const revokedTenants = await this.#db.transaction(async (tx) => {
       if (credentialIds.length > 0) {
         await tx.query('select id from identity_credentials where id = any($1::text[]) for share', [
           credentialIds,
         ]);
       }
-      const now = new Date();
       const revoked = await tx.query<{ tenantId: string; revokedAt: Date | null }>(
         `insert into issued_tokens (id, "tenantId", "clientId", "agentId", audience, scope, "issuedAt",
                                     "expiresAt", "credentialId", "revokedAt")
@@ -108,10 +108,10 @@ export class IssuedTokenRecorder {
           now.toISOString(),
         ],
       );
-      const tenants = new Set(
-        revoked.filter((row) => row.revokedAt !== null).map((row) => row.tenantId),
-      );
-      for (const tenantId of [...tenants].sort()) await bumpConfigVersionSql(tx, tenantId, now);
+      return new Set(revoked.filter((row) => row.revokedAt !== null).map((row) => row.tenantId));
     });
+    // After the commit, not inside it: a credential revocation holds the tenant's row while it
+    // waits for this batch's share locks, so bumping the tenant in here could deadlock with it.
+    for (const tenantId of revokedTenants) await bumpConfigVersionSql(this.#db, tenantId, now);
   }
 }
