@@ -7,7 +7,13 @@
 // client_id, or one data plane serving both); another data plane answers invalid_grant.
 // The store is bounded: when it holds `capacity` live codes, authorization fails closed
 // (temporarily_unavailable) until codes expire.
+// A consumed code is remembered, with the tokens issued from it, until the last of them expires:
+// a second presentation is a replay (RFC 6749 §4.1.2: the code may have been stolen), and the
+// token endpoint revokes those tokens. That memory is bounded too: beyond `capacity` the oldest
+// consumed codes are forgotten (a replay of one is then only refused).
 import { createHash, randomBytes } from 'node:crypto';
+import type { IssuedTokenRecord } from './issued-tokens.js';
+import { MAX_TOKEN_LIFETIME_SECONDS } from './token-signer.js';
 
 export const AUTHORIZATION_CODE_LIFETIME_MS = 60_000;
 export const DEFAULT_CODE_CAPACITY = 100_000;
@@ -26,14 +32,36 @@ export interface AuthorizationGrant {
   readonly codeChallenge: string;
   /** The resource the token will be for, as requested. */
   readonly resource: string;
+  /**
+   * The id of the identity credential the agent proved itself with (the root credential of a
+   * delegation chain): revoking it revokes the tokens issued from this code.
+   */
+  readonly credentialId: string | undefined;
   /** Epoch ms. */
   readonly expiresAt: number;
 }
+
+/** A consumed code: the tokens issued from it, revoked if it is presented again. */
+export interface ConsumedCode {
+  readonly tenantId: string;
+  readonly tokens: IssuedTokenRecord[];
+  /** Epoch ms after which no token issued from it is alive. */
+  readonly forgetAt: number;
+}
+
+export type Consumption =
+  | { readonly kind: 'grant'; readonly grant: AuthorizationGrant }
+  /** Presented before: the consumed code, to revoke what it gave. */
+  | { readonly kind: 'replayed'; readonly consumed: ConsumedCode }
+  /** Unknown or expired. */
+  | { readonly kind: 'unknown' };
 
 export class AuthorizationCodes {
   readonly #capacity: number;
   /** code → grant; Map order is issue order, so expired codes are at the front. */
   readonly #codes = new Map<string, AuthorizationGrant>();
+  /** code → what it gave; Map order is consumption order. */
+  readonly #consumed = new Map<string, ConsumedCode>();
 
   constructor(options: { capacity?: number | undefined } = {}) {
     this.#capacity = options.capacity ?? DEFAULT_CODE_CAPACITY;
@@ -52,12 +80,39 @@ export class AuthorizationCodes {
     return code;
   }
 
-  /** Takes the code out of the store: its grant while it is unexpired, else undefined. */
-  consume(code: string, nowMs = Date.now()): AuthorizationGrant | undefined {
+  /**
+   * Takes the code out of the store, whatever comes of the request: its grant while it is
+   * unexpired; `replayed` when it was consumed before.
+   */
+  consume(code: string, nowMs = Date.now()): Consumption {
     const grant = this.#codes.get(code);
-    if (grant === undefined) return undefined;
+    if (grant === undefined) {
+      const consumed = this.#consumed.get(code);
+      return consumed !== undefined && consumed.forgetAt > nowMs
+        ? { kind: 'replayed', consumed }
+        : { kind: 'unknown' };
+    }
     this.#codes.delete(code);
-    return grant.expiresAt > nowMs ? grant : undefined;
+    if (grant.expiresAt <= nowMs) return { kind: 'unknown' };
+    this.#rememberConsumed(code, grant.tenantId, nowMs);
+    return { kind: 'grant', grant };
+  }
+
+  /** Notes a token issued from a consumed code (revoked if the code is replayed). */
+  recordToken(code: string, token: IssuedTokenRecord): void {
+    this.#consumed.get(code)?.tokens.push(token);
+  }
+
+  #rememberConsumed(code: string, tenantId: string, nowMs: number): void {
+    for (const [old, consumed] of this.#consumed) {
+      if (consumed.forgetAt > nowMs && this.#consumed.size < this.#capacity) break;
+      this.#consumed.delete(old);
+    }
+    this.#consumed.set(code, {
+      tenantId,
+      tokens: [],
+      forgetAt: nowMs + AUTHORIZATION_CODE_LIFETIME_MS + MAX_TOKEN_LIFETIME_SECONDS * 1000,
+    });
   }
 
   #forgetExpired(nowMs: number): void {

@@ -8,8 +8,11 @@
 //   or the issuer, exp at most 5 minutes ahead, jti used once (remembered until exp in a bounded
 //   store; a full store refuses, fail closed).
 // Exactly one method per request. Secrets are compared by hash in constant time, and an unknown
-// client costs the same hash. Failures are counted per client id and address; over the limit
-// every attempt is refused with 429 before any check.
+// client costs the same hash. The credentials are always verified first: a right one is accepted
+// whatever failed before (a stranger who knows a client id must not lock its agent out); only a
+// failure consults the failure limiter (auth-failure-limiter.ts), which answers it 429 instead
+// of 401 once its client id at that address, or that address, is over the limit. Both answers
+// come after the same verification work.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { gatewayError } from '../../shared/errors/index.js';
@@ -63,20 +66,20 @@ export class ClientAuthenticator {
   async authenticate(index: OAuthIndex, request: ClientAuthRequest): Promise<IndexedClient> {
     const presented = presentedCredentials(request);
     const limitKey = isClientId(presented.clientId) ? presented.clientId : undefined;
-    const retryAfterSeconds = this.#limiter.retryAfterSeconds(limitKey, request.address);
-    if (retryAfterSeconds > 0) {
-      throw gatewayError(
-        'OAUTH_RATE_LIMITED',
-        { retryAfterSeconds },
-        { details: { retryAfterSeconds } },
-      );
-    }
     try {
       return await this.#check(index, request, presented);
     } catch (error) {
-      this.#limiter.recordFailure(limitKey, request.address);
-      markClientRefusal(error, index.clients.get(presented.clientId));
-      throw error;
+      const retryAfterSeconds = this.#limiter.refuseFailure(limitKey, request.address);
+      const refusal =
+        retryAfterSeconds > 0
+          ? gatewayError(
+              'OAUTH_RATE_LIMITED',
+              { retryAfterSeconds },
+              { details: { retryAfterSeconds } },
+            )
+          : error;
+      markClientRefusal(refusal, index.clients.get(presented.clientId));
+      throw refusal;
     }
   }
 

@@ -4,8 +4,15 @@
 // verifies a token reads them (introspection verifies the JWT itself), so a row written a moment
 // late changes no answer.
 // A row a revocation already inserted (revoked) wins: `on conflict do nothing`.
+// A token obtained with an identity credential names it (credentialId); revoking the credential
+// revokes such rows (control-plane/services/agentiam/credentials.ts). A row written late must
+// not escape a revocation that ran in between: the batch share-locks its credentials first (so
+// it waits for a revocation in flight, and a revocation waits for it), inserts a row whose
+// credential is already revoked as revoked, and then bumps that tenant's configVersion so the
+// next snapshot refuses the token everywhere.
 import type { Logger } from 'pino';
 import { BatchedWriter } from '../../storage/batched-writer.js';
+import { bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 
 export interface IssuedTokenRecord {
@@ -20,6 +27,8 @@ export interface IssuedTokenRecord {
   readonly issuedAt: number;
   /** Epoch seconds. */
   readonly expiresAt: number;
+  /** The identity credential the agent proved itself with to obtain the token, if any. */
+  readonly credentialId?: string | null | undefined;
 }
 
 /** Rows queued beyond this are written at once rather than waiting for the interval. */
@@ -62,21 +71,47 @@ export class IssuedTokenRecorder {
 
   async #write(batch: readonly IssuedTokenRecord[]): Promise<void> {
     const seconds = (s: number) => new Date(s * 1000).toISOString();
-    await this.#db.query(
-      `insert into issued_tokens (id, "tenantId", "clientId", "agentId", audience, scope, "issuedAt", "expiresAt")
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::timestamptz[], $8::timestamptz[])
-       on conflict (id) do nothing`,
-      [
-        batch.map((t) => t.jti),
-        batch.map((t) => t.tenantId),
-        batch.map((t) => t.clientId),
-        batch.map((t) => t.agentId),
-        batch.map((t) => t.audience),
-        batch.map((t) => t.scope),
-        batch.map((t) => seconds(t.issuedAt)),
-        batch.map((t) => seconds(t.expiresAt)),
-      ],
-    );
+    const credentialIds = [
+      ...new Set(batch.flatMap((t) => (t.credentialId ? [t.credentialId] : []))),
+    ];
+    const now = new Date();
+    const revokedTenants = await this.#db.transaction(async (tx) => {
+      if (credentialIds.length > 0) {
+        await tx.query('select id from identity_credentials where id = any($1::text[]) for share', [
+          credentialIds,
+        ]);
+      }
+      const revoked = await tx.query<{ tenantId: string; revokedAt: Date | null }>(
+        `insert into issued_tokens (id, "tenantId", "clientId", "agentId", audience, scope, "issuedAt",
+                                    "expiresAt", "credentialId", "revokedAt")
+         select t.id, t.tenant, t.client, t.agent, t.audience, t.scope, t.issued, t.expires,
+                t.credential,
+                case when exists (select 1 from identity_credentials c
+                                   where c.id = t.credential and c."tenantId" = t.tenant
+                                     and c."revokedAt" is not null)
+                     then $10::timestamptz end
+           from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                       $7::timestamptz[], $8::timestamptz[], $9::text[])
+                as t(id, tenant, client, agent, audience, scope, issued, expires, credential)
+         on conflict (id) do nothing
+         returning "tenantId", "revokedAt"`,
+        [
+          batch.map((t) => t.jti),
+          batch.map((t) => t.tenantId),
+          batch.map((t) => t.clientId),
+          batch.map((t) => t.agentId),
+          batch.map((t) => t.audience),
+          batch.map((t) => t.scope),
+          batch.map((t) => seconds(t.issuedAt)),
+          batch.map((t) => seconds(t.expiresAt)),
+          batch.map((t) => t.credentialId ?? null),
+          now.toISOString(),
+        ],
+      );
+      return new Set(revoked.filter((row) => row.revokedAt !== null).map((row) => row.tenantId));
+    });
+    // After the commit, not inside it: a credential revocation holds the tenant's row while it
+    // waits for this batch's share locks, so bumping the tenant in here could deadlock with it.
+    for (const tenantId of revokedTenants) await bumpConfigVersionSql(this.#db, tenantId, now);
   }
 }

@@ -4,6 +4,10 @@
 // (storage/config-version.ts), so the next snapshot carries the jti in revokedTokens to every
 // data plane.
 // Until that snapshot applies, this process refuses the jti from its own RevokedTokens set.
+// revokeAccessToken is the one path every data-plane revocation takes (RFC 7009 by the client,
+// a replayed authorization code): write, remember, audit once.
+import { AUDIT_ACTIONS } from '../../shared/audit/actions.js';
+import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 import type { IssuedTokenRecord } from './issued-tokens.js';
@@ -21,8 +25,9 @@ export async function writeTokenRevocation(
   return db.transaction(async (tx) => {
     const rows = await tx.query(
       `insert into issued_tokens
-         (id, "tenantId", "clientId", "agentId", audience, scope, "issuedAt", "expiresAt", "revokedAt")
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         (id, "tenantId", "clientId", "agentId", audience, scope, "issuedAt", "expiresAt", "revokedAt",
+          "credentialId")
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        on conflict (id) do update set "revokedAt" = excluded."revokedAt"
          where issued_tokens."revokedAt" is null
        returning id`,
@@ -36,12 +41,48 @@ export async function writeTokenRevocation(
         at(token.issuedAt),
         at(token.expiresAt),
         now.toISOString(),
+        token.credentialId ?? null,
       ],
     );
     if (rows.length === 0) return false;
     await bumpConfigVersionSql(tx, token.tenantId, now);
     return true;
   });
+}
+
+export interface TokenRevocationDependencies {
+  readonly db: Database;
+  readonly audit: Pick<AuditWriter, 'append'>;
+  readonly revoked: RevokedTokens;
+}
+
+/**
+ * Revokes a token: written (and the tenant bumped), refused by this process at once, audited as
+ * oauth.token_revoked with `actor` (actorType, actor, reason…) when this call revoked it.
+ */
+export async function revokeAccessToken(
+  deps: TokenRevocationDependencies,
+  token: RevokedToken,
+  actor: Readonly<Record<string, string>>,
+): Promise<boolean> {
+  const written = await writeTokenRevocation(deps.db, token);
+  deps.revoked.add(token.jti, token.expiresAt * 1000);
+  if (written) {
+    await deps.audit.append({
+      tenantId: token.tenantId,
+      action: AUDIT_ACTIONS.OAUTH_TOKEN_REVOKED,
+      resourceType: 'access_token',
+      resourceId: token.jti,
+      metadata: {
+        ...actor,
+        clientId: token.clientId,
+        agentId: token.agentId,
+        audience: token.audience,
+        expiresAt: new Date(token.expiresAt * 1000).toISOString(),
+      },
+    });
+  }
+  return written;
 }
 
 /**

@@ -44,8 +44,9 @@ export function refusedClient(found: {
 }
 
 /**
- * Marks an `invalid_client` refusal of a client the index knows (its tenant is known) for the
- * edge to audit; an unknown client id, or another refusal, is left unmarked.
+ * Marks an `invalid_client` refusal (or the failure limiter's 429) of a client the index knows
+ * (its tenant is known) for the edge to audit; an unknown client id, or another refusal, is left
+ * unmarked.
  */
 export function markClientRefusal(
   error: unknown,
@@ -54,7 +55,8 @@ export function markClientRefusal(
     | undefined,
 ): void {
   if (found === undefined || !(error instanceof GatewayError)) return;
-  if (error.code === 'OAUTH_INVALID_CLIENT') markRefusal(error, refusedClient(found));
+  if (error.code === 'OAUTH_INVALID_CLIENT' || error.code === 'OAUTH_RATE_LIMITED')
+    markRefusal(error, refusedClient(found));
 }
 
 /** Audits a refusal answered without throwing; resolves with its entry id when it has one. */

@@ -654,6 +654,13 @@ export const ERROR_CODES = {
     summary: 'The client may not use this grant type (unauthorized_client).',
     hint: 'Register the client with the grant type it uses (POST /oauth/register, grant_types).',
   },
+  OAUTH_TOKEN_OF_ANOTHER_CLIENT: {
+    status: 400,
+    message: 'the token was issued to another client; a client revokes only its own tokens',
+    summary:
+      'RFC 7009 §2.1: a client may revoke only the tokens issued to it (unauthorized_client).',
+    hint: 'Revoke the token with the client it was issued to, or as an operator (revokeIssuedToken).',
+  },
   OAUTH_RATE_LIMITED: {
     status: 429,
     message: 'too many failed client authentications; retry after {retryAfterSeconds} s',

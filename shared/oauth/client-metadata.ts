@@ -2,14 +2,21 @@
 // authorization_code grant (PKCE, docs/oauth.md; it needs at least one redirect URI and the
 // response type `code`), or both, a secret (client_secret_basic, the default, or client_secret_post) or
 // private_key_jwt with the agent's own registered key, redirect URIs kept as exact strings
-// (https, or http on a loopback host: RFC 8252 §7.3), plus our two fields: `agent_id` (the agent
+// (https, or http on a loopback host: RFC 8252 §7.3) that every parser reads alike (below), plus
+// our two fields: `agent_id` (the agent
 // the client acts as) and `resources` (the mcp://{serverId} it may obtain tokens for). Metadata
 // this server does not understand is ignored, as RFC 7591 §2 requires. One parse reports every
 // wrong field; a refusal names the RFC 7591 error: invalid_redirect_uri when only redirect URIs
 // are wrong, invalid_client_metadata otherwise. The REST route and the GraphQL mutation parse
-// with this one schema, so both obey one set of rules.
+// with this one schema, so both obey one set of rules. Every string must be text PostgreSQL
+// stores (no NUL, no unpaired surrogate: invalid_client_metadata, never a failed insert).
+// A redirect URI is accepted only in its canonical form: its WHATWG serialization
+// (`new URL(uri).href`) is the URI itself, or the URI plus the root path `/`, and it has no
+// userinfo and no backslash. A URI that parsers read differently (`http://127.0.0.1\@evil.com/`,
+// `http://0x7f000001/`, `https://user@host/`) is refused at registration; the authorization
+// endpoint then compares exact strings, so a client registered before this rule keeps its URIs.
 import { z } from 'zod';
-import { parseMcpAudience } from '../agents/agent-rules.js';
+import { parseMcpAudience, storableString as storable } from '../agents/agent-rules.js';
 import { OAUTH_CLIENT_AUTH_METHODS } from '../snapshot/types.js';
 import { OAUTH_REGISTRATION_ERRORS, type OAuthRegistrationError } from './errors.js';
 
@@ -36,28 +43,32 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'must be an absolute URI';
   }
   if (uri.includes('#')) return 'must not have a fragment (RFC 6749 §3.1.2)';
+  if (uri.includes('\\')) return 'must not contain a backslash';
+  if (url.username !== '' || url.password !== '') return 'must not have userinfo';
+  if (url.href !== uri && url.href !== `${uri}/`) {
+    return `must be written in its canonical form (${url.href.slice(0, 200)})`;
+  }
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return 'must be https, or http on 127.0.0.1, [::1] or localhost';
 }
 
-const redirectUri = z
-  .string()
+const redirectUri = storable()
   .max(REDIRECT_URI_LENGTH_MAX, `must be at most ${REDIRECT_URI_LENGTH_MAX} characters`)
   .superRefine((uri, context) => {
     const problem = redirectUriProblem(uri);
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
   });
 
-const resource = z
-  .string()
-  .refine((value) => parseMcpAudience(value) !== undefined, 'must be mcp://{serverId}');
+const resource = storable().refine(
+  (value) => parseMcpAudience(value) !== undefined,
+  'must be mcp://{serverId}',
+);
 
 export const clientMetadataSchema = z
   .object({
-    agent_id: z.string().min(1).max(256).describe('The agent (Agent.id) the client acts as.'),
-    client_name: z
-      .string()
+    agent_id: storable().min(1).max(256).describe('The agent (Agent.id) the client acts as.'),
+    client_name: storable()
       .max(CLIENT_NAME_MAX, `must be 1-${CLIENT_NAME_MAX} characters`)
       .regex(/\S/, `must be 1-${CLIENT_NAME_MAX} characters, not only spaces`)
       .optional()
@@ -73,7 +84,7 @@ export const clientMetadataSchema = z
       .optional()
       .describe('Default ["client_credentials"]; "authorization_code" (PKCE) needs redirect_uris.'),
     response_types: z
-      .array(z.string())
+      .array(storable())
       .max(1)
       .optional()
       .describe(
@@ -93,8 +104,7 @@ export const clientMetadataSchema = z
       .max(REDIRECT_URIS_MAX, `must list at most ${REDIRECT_URIS_MAX} URIs`)
       .optional()
       .describe('Stored as exact strings: https, or http on a loopback host.'),
-    scope: z
-      .string()
+    scope: storable()
       .max(SCOPE_LENGTH_MAX)
       .regex(SCOPE, 'must be space-separated scope tokens (RFC 6749 §3.3)')
       .optional()

@@ -13,6 +13,7 @@ export const OAUTH_ERROR_STRINGS = {
   OAUTH_INVALID_TARGET: 'invalid_target',
   OAUTH_UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
   OAUTH_UNAUTHORIZED_CLIENT: 'unauthorized_client',
+  OAUTH_TOKEN_OF_ANOTHER_CLIENT: 'unauthorized_client',
   OAUTH_RATE_LIMITED: 'temporarily_unavailable',
 } as const satisfies Partial<Record<ErrorCode, string>>;
 

@@ -30,6 +30,8 @@ export const CREDENTIAL_TTL_SECONDS = { min: 60, max: 30 * 24 * 3600, default: 2
 export const SUPERVISING_USER_ID_MAX = 256;
 export const REVOCATION_REASON_MAX = 500;
 
+/** Token ids listed in a credential.revoked entry at most (the count is always there). */
+const AUDITED_TOKEN_IDS_MAX = 1_000;
 /** Longest a rotation's transaction may run: it signs every live credential of the tenant again. */
 const ROTATION_TIMEOUT_MS = 300_000;
 /** Issue and revoke sign one or two documents; waiting for the tenant lock dominates. */
@@ -174,14 +176,20 @@ export interface RevokeCredentialInput {
 
 /**
  * Revokes a credential of the tenant: revokedAt and revokedReason stored, its status-list bit
- * set (a new signed list version), audited. Revoking a revoked credential changes nothing and
- * answers it as it is. NOT_FOUND when the tenant has no such credential.
+ * set (a new signed list version), the unexpired access tokens obtained with it revoked too
+ * (IssuedToken.credentialId: the authorization_code grant after the agent proved itself with it;
+ * the status-list change bumps configVersion, so the published snapshot carries their jtis in
+ * revokedTokens), audited. The credential row is updated before the tokens: a data plane
+ * recording a token of this credential share-locks the row, so either its row is written first
+ * and revoked here, or it waits and writes it revoked (data-plane/oauth/issued-tokens.ts).
+ * Revoking a revoked credential changes nothing and answers it as it is. NOT_FOUND when the
+ * tenant has no such credential.
  */
 export async function revokeIdentityCredential(
   deps: AgentIamServiceDependencies,
   input: RevokeCredentialInput,
   now = new Date(),
-): Promise<{ record: IdentityCredentialRecord; revoked: boolean }> {
+): Promise<{ record: IdentityCredentialRecord; revoked: boolean; revokedTokens: string[] }> {
   const { tenantId, credentialId } = input;
   const outcome = await deps.db.prisma.$transaction(
     async (tx) => {
@@ -192,7 +200,7 @@ export async function revokeIdentityCredential(
       if (!found) {
         throw gatewayError('NOT_FOUND', { resource: `credential ${credentialId} in this tenant` });
       }
-      if (found.revokedAt !== null) return { record: found, revoked: false };
+      if (found.revokedAt !== null) return { record: found, revoked: false, revokedTokens: [] };
       const { key } = await getOrCreateActiveCaKey(tx, deps.custody, tenantId);
       await setRevocationBit(
         tx,
@@ -206,7 +214,12 @@ export async function revokeIdentityCredential(
         where: { id: found.id },
         data: { revokedAt: now, revokedReason: input.reason },
       });
-      return { record, revoked: true };
+      const tokens = await tx.issuedToken.updateManyAndReturn({
+        where: { tenantId, credentialId: found.id, revokedAt: null, expiresAt: { gt: now } },
+        data: { revokedAt: now },
+        select: { id: true },
+      });
+      return { record, revoked: true, revokedTokens: tokens.map((token) => token.id) };
     },
     { maxWait: WRITE_TIMEOUT_MS, timeout: WRITE_TIMEOUT_MS },
   );
@@ -223,6 +236,8 @@ export async function revokeIdentityCredential(
         reason: input.reason,
         statusListId: outcome.record.statusListId,
         statusListIndex: outcome.record.statusListIndex,
+        revokedTokens: outcome.revokedTokens.length,
+        revokedTokenIds: outcome.revokedTokens.slice(0, AUDITED_TOKEN_IDS_MAX),
       },
     });
   }

@@ -198,6 +198,7 @@ async function grantCode(
     redirectUri,
     codeChallenge,
     resource,
+    credentialId: credentialIdOf(credential),
   });
   if (code === undefined) {
     throw redirected(
@@ -208,6 +209,12 @@ async function grantCode(
     );
   }
   return code;
+}
+
+/** The verified root credential's id (`urn:uuid:…`): its revocation revokes the tokens. */
+function credentialIdOf(credential: unknown): string | undefined {
+  const id = (credential as { id?: unknown }).id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** The `delegation_chain` parameter: a JSON array of links; none when absent. */

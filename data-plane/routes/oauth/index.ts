@@ -141,6 +141,8 @@ async function registerOAuthRoutes(
     (_request, reply) => serveJwks(deps.store, deps.signer, reply),
   );
   const codes = deps.authorizationCodes ?? new AuthorizationCodes();
+  const revoked = deps.revoked ?? new RevokedTokens();
+  const revocation = { db: deps.db, audit: deps.audit, revoked };
   const authorizeSchema = {
     operationId: 'authorizeOAuthClient',
     summary:
@@ -196,9 +198,8 @@ async function registerOAuthRoutes(
         },
       },
     },
-    (request, reply) => issueToken(ctx, codes, request, reply),
+    (request, reply) => issueToken(ctx, { codes, revocation }, request, reply),
   );
-  const revoked = deps.revoked ?? new RevokedTokens();
   app.post(
     INTROSPECT_PATH,
     {
@@ -251,7 +252,6 @@ async function registerOAuthRoutes(
         },
       },
     },
-    (request, reply) =>
-      revokeToken(ctx, { db: deps.db, audit: deps.audit, revoked }, request, reply),
+    (request, reply) => revokeToken(ctx, revocation, request, reply),
   );
 }

@@ -1,27 +1,28 @@
 // POST /oauth/introspect (RFC 7662) and POST /oauth/revoke (RFC 7009), client-authenticated as
-// the token endpoint is. A client sees and revokes only tokens of its own tenant. Introspection
-// verifies the JWT itself (no row is read: a token issued a moment ago is known before the
-// recorder writes it) and answers `active: false` for anything not good now: bad signature or
-// issuer, expired, revoked (snapshot or this process), its client revoked, its agent killed or
-// gone, another tenant. Revocation always answers 200 once the client authenticated; a token it
-// cannot verify or that is another tenant's is left alone.
+// the token endpoint is. A client sees and revokes only its own tokens (RFC 7009 §2.1): those
+// issued to it, and the gateway's forwarding tokens minted for its own agent (they carry the
+// client_id `gateway`, not a client's). Introspection verifies the JWT itself (no row is read: a
+// token issued a moment ago is known before the recorder writes it) and answers `active: false`
+// for anything not good now: bad signature or issuer, expired, revoked (snapshot or this
+// process), its client revoked, its agent killed or gone, another tenant, another client.
+// Revocation answers 200 once the client authenticated for a token it cannot verify or of another
+// tenant (left alone: nothing to tell a stranger), and refuses another client's token of its
+// tenant with unauthorized_client, leaving it active.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUDIT_ACTIONS } from '../../../shared/audit/actions.js';
-import type { AuditWriter } from '../../../storage/audit-writer.js';
-import type { Database } from '../../../storage/database.js';
+import { gatewayError } from '../../../shared/errors/index.js';
 import { GATEWAY_CLIENT_ID } from '../../oauth/forwarding-tokens.js';
-import type { OAuthIndex } from '../../oauth/oauth-index.js';
+import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
 import { requiredParam } from '../../oauth/request-params.js';
-import { type RevokedTokens, writeTokenRevocation } from '../../oauth/revocations.js';
+import {
+  type RevokedTokens,
+  revokeAccessToken,
+  type TokenRevocationDependencies,
+} from '../../oauth/revocations.js';
 import { type VerifiedAccessToken, verifyAccessToken } from '../../oauth/verify-access-token.js';
 import type { CompiledTenant } from '../../store/compiled-types.js';
 import type { OAuthContext } from './context.js';
 
-export interface RevocationDependencies {
-  readonly db: Database;
-  readonly audit: Pick<AuditWriter, 'append'>;
-  readonly revoked: RevokedTokens;
-}
+export type RevocationDependencies = TokenRevocationDependencies;
 
 const INACTIVE = { active: false } as const;
 
@@ -35,7 +36,9 @@ export async function introspectToken(
   const token = requiredParam(params, 'token');
   const claims = await verifyAccessToken(index, token, ctx.issuer());
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-  if (!claims || !isActive(index, revoked, client.tenant, claims)) return reply.send(INACTIVE);
+  if (!claims || !isOwnToken(client, claims) || !isActive(index, revoked, client.tenant, claims)) {
+    return reply.send(INACTIVE);
+  }
   return reply.send({
     active: true,
     scope: claims.scope,
@@ -51,6 +54,12 @@ export async function introspectToken(
     // RFC 8693 §4.1: the delegation chain of a delegate's token, nearest delegator outermost.
     ...(claims.act === undefined ? {} : { act: claims.act }),
   });
+}
+
+/** Whether the token was issued to this client, or minted by the gateway for its agent. */
+function isOwnToken({ client }: IndexedClient, claims: VerifiedAccessToken): boolean {
+  if (claims.client_id === GATEWAY_CLIENT_ID) return claims.sub === client.agentId;
+  return claims.client_id === client.id;
 }
 
 function isActive(
@@ -80,33 +89,20 @@ export async function revokeToken(
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   const claims = await verifyAccessToken(index, token, ctx.issuer());
   if (!claims || claims.tenant_id !== client.tenant.id) return reply.send({});
-  const clientId = claims.client_id === GATEWAY_CLIENT_ID ? null : claims.client_id;
-  const written = await writeTokenRevocation(deps.db, {
-    jti: claims.jti,
-    tenantId: claims.tenant_id,
-    clientId,
-    agentId: claims.sub,
-    audience: claims.aud,
-    scope: claims.scope,
-    issuedAt: claims.iat,
-    expiresAt: claims.exp,
-  });
-  deps.revoked.add(claims.jti, claims.exp * 1000);
-  if (written) {
-    await deps.audit.append({
+  if (!isOwnToken(client, claims)) throw gatewayError('OAUTH_TOKEN_OF_ANOTHER_CLIENT');
+  await revokeAccessToken(
+    deps,
+    {
+      jti: claims.jti,
       tenantId: claims.tenant_id,
-      action: AUDIT_ACTIONS.OAUTH_TOKEN_REVOKED,
-      resourceType: 'access_token',
-      resourceId: claims.jti,
-      metadata: {
-        actorType: 'oauth_client',
-        actor: client.client.id,
-        clientId,
-        agentId: claims.sub,
-        audience: claims.aud,
-        expiresAt: new Date(claims.exp * 1000).toISOString(),
-      },
-    });
-  }
+      clientId: claims.client_id === GATEWAY_CLIENT_ID ? null : claims.client_id,
+      agentId: claims.sub,
+      audience: claims.aud,
+      scope: claims.scope,
+      issuedAt: claims.iat,
+      expiresAt: claims.exp,
+    },
+    { actorType: 'oauth_client', actor: client.client.id },
+  );
   return reply.send({});
 }

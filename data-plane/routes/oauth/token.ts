@@ -5,8 +5,11 @@
 // grant_type authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636): the client authenticates the
 // same way and presents a code of this data plane (authorization-codes.ts) with the redirect_uri
 // it was issued for and the code_verifier whose S256 is the bound challenge; the code is used up
-// by its first presentation. An unknown, used or expired code, another client's, another
-// redirect_uri or a wrong verifier is invalid_grant. The token's aud is the bound resource (a
+// by its first presentation by an authenticated client, whatever the outcome (a missing
+// code_verifier or redirect_uri too: the code is taken out before any other parameter is read).
+// An unknown, used or expired code, another client's, another redirect_uri or a wrong verifier
+// is invalid_grant; a code presented again also revokes the tokens issued from it (RFC 6749
+// §4.1.2), through the same revocation path as RFC 7009. The token's aud is the bound resource (a
 // `resource` parameter, optional here, must name that same resource: invalid_target otherwise).
 // A code authorized by a delegate (a `delegation_chain` at /oauth/authorize) gives a token whose
 // `sub` is the delegate and whose RFC 8693 §4.1 `act` names the delegators, the nearest
@@ -14,18 +17,31 @@
 // agent. No `act` without delegation.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gatewayError } from '../../../shared/errors/index.js';
-import { type AuthorizationCodes, CODE_VERIFIER, s256 } from '../../oauth/authorization-codes.js';
+import {
+  type AuthorizationCodes,
+  type AuthorizationGrant,
+  CODE_VERIFIER,
+  s256,
+} from '../../oauth/authorization-codes.js';
+import type { IssuedTokenRecord } from '../../oauth/issued-tokens.js';
 import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
 import { type OAuthParams, requiredParam } from '../../oauth/request-params.js';
+import { revokeAccessToken, type TokenRevocationDependencies } from '../../oauth/revocations.js';
 import { type ActorClaim, DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
 import type { OAuthContext } from './context.js';
 
 export const CLIENT_CREDENTIALS = 'client_credentials';
 export const AUTHORIZATION_CODE_GRANT = 'authorization_code';
 
+export interface TokenDependencies {
+  readonly codes: AuthorizationCodes;
+  /** Revokes the tokens of a replayed code. */
+  readonly revocation: TokenRevocationDependencies;
+}
+
 export async function issueToken(
   ctx: OAuthContext,
-  codes: AuthorizationCodes,
+  deps: TokenDependencies,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
@@ -34,6 +50,11 @@ export async function issueToken(
   if (grantType !== CLIENT_CREDENTIALS && grantType !== AUTHORIZATION_CODE_GRANT) {
     throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
   }
+  // Used up first, before anything else can refuse the request (see the header).
+  const presented =
+    grantType === AUTHORIZATION_CODE_GRANT
+      ? await consumeCode(deps, requiredParam(params, 'code'))
+      : undefined;
   if (!client.client.grantTypes.includes(grantType)) {
     throw gatewayError('OAUTH_UNAUTHORIZED_CLIENT', { clientId: client.client.id, grantType });
   }
@@ -44,9 +65,9 @@ export async function issueToken(
     });
   }
   const { resource, act } =
-    grantType === CLIENT_CREDENTIALS
+    presented === undefined
       ? { resource: checkResource(index, client, params, ctx.issuer()), act: undefined }
-      : redeemCode(index, codes, client, params, ctx.issuer());
+      : redeemGrant(index, presented.grant, client, params, ctx.issuer());
   const signer = ctx.signer;
   if (!signer) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
   const scope = '';
@@ -68,7 +89,7 @@ export async function issueToken(
     DEFAULT_TOKEN_LIFETIME_SECONDS,
   );
   ctx.metrics?.oauthTokensIssued.inc({ kind: grantType });
-  ctx.issuedTokens?.record({
+  const issued: IssuedTokenRecord = {
     jti: minted.jti,
     tenantId: client.tenant.id,
     clientId: client.client.id,
@@ -77,7 +98,10 @@ export async function issueToken(
     scope,
     issuedAt: minted.issuedAt,
     expiresAt: minted.expiresAt,
-  });
+    credentialId: presented?.grant.credentialId ?? null,
+  };
+  ctx.issuedTokens?.record(issued);
+  if (presented !== undefined) deps.codes.recordToken(presented.code, issued);
   return reply
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')
@@ -90,23 +114,45 @@ export async function issueToken(
 }
 
 /**
- * The resource bound to the presented code, once every binding matches (see the header), and the
+ * Takes the presented code out of the store. A code presented before revokes the tokens issued
+ * from it, then is refused like an unknown one.
+ */
+async function consumeCode(
+  deps: TokenDependencies,
+  code: string,
+): Promise<{ code: string; grant: AuthorizationGrant }> {
+  const consumption = deps.codes.consume(code);
+  if (consumption.kind === 'grant') return { code, grant: consumption.grant };
+  if (consumption.kind === 'replayed') {
+    for (const token of consumption.consumed.tokens) {
+      await revokeAccessToken(deps.revocation, token, {
+        actorType: 'system',
+        actor: 'oauth_token_endpoint',
+        reason: 'authorization code presented again (RFC 6749 §4.1.2)',
+      });
+    }
+    throw gatewayError('OAUTH_INVALID_GRANT', {
+      problem: 'the code was already used; the tokens issued from it are revoked',
+    });
+  }
+  throw gatewayError('OAUTH_INVALID_GRANT', { problem: 'the code is unknown, used or expired' });
+}
+
+/**
+ * The resource bound to a consumed code, once every binding matches (see the header), and the
  * `act` claim of its delegation chain.
  */
-function redeemCode(
+function redeemGrant(
   index: OAuthIndex,
-  codes: AuthorizationCodes,
+  grant: AuthorizationGrant,
   found: IndexedClient,
   params: OAuthParams,
   issuer: string,
 ): { resource: string; act: ActorClaim | undefined } {
-  const code = requiredParam(params, 'code');
+  const refuse = (problem: string) => gatewayError('OAUTH_INVALID_GRANT', { problem });
+  if (grant.clientId !== found.client.id) throw refuse('the code was issued to another client');
   const redirectUri = requiredParam(params, 'redirect_uri');
   const verifier = requiredParam(params, 'code_verifier');
-  const grant = codes.consume(code);
-  const refuse = (problem: string) => gatewayError('OAUTH_INVALID_GRANT', { problem });
-  if (!grant) throw refuse('the code is unknown, used or expired');
-  if (grant.clientId !== found.client.id) throw refuse('the code was issued to another client');
   if (grant.redirectUri !== redirectUri) {
     throw refuse('redirect_uri is not the one the code was issued for');
   }

@@ -108,6 +108,14 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     ['agent_id a number', { agent_id: 42 }, 'agent_id'],
     ['agent_id empty', { agent_id: '' }, 'agent_id'],
     ['an unknown agent', { agent_id: '00000000-0000-4000-8000-000000000000' }, 'agent_id'],
+    // PostgreSQL text holds neither: refused by name, never a failed insert (500).
+    ['client_name with NUL', { client_name: 'nightly\u0000reports' }, 'client_name'],
+    ['client_name with a lone high surrogate', { client_name: 'a\ud800b' }, 'client_name'],
+    ['client_name with a lone low surrogate', { client_name: '\udc00' }, 'client_name'],
+    ['agent_id with NUL', { agent_id: '\u0000' }, 'agent_id'],
+    ['scope with a lone surrogate', { scope: 'read\ud800' }, 'scope'],
+    ['a resource with NUL', { resources: ['mcp://files\u0000'] }, 'resources.0'],
+    ['a response type with a lone surrogate', { response_types: ['\ud800'] }, 'response_types.0'],
     [
       'redirect_uris wrong and client_name wrong',
       { redirect_uris: ['http://app.example/cb'], client_name: '' },
@@ -147,6 +155,21 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     ['javascript:', 'javascript:alert(1)'],
     ['http on a host that only starts with localhost', 'http://localhost.evil.example/cb'],
     ['a non-string entry', 42],
+    // Parsers disagree on these: only the WHATWG serialization of the URI itself is accepted.
+    ['a backslash before userinfo', 'http://127.0.0.1\\@evil.example/'],
+    ['a backslash in the path', 'https://app.example/a\\b'],
+    ['userinfo', 'https://user@app.example/cb'],
+    ['userinfo with a password on loopback', 'http://u:p@127.0.0.1/cb'],
+    ['a hexadecimal IPv4 host', 'http://0x7f000001/cb'],
+    ['a dotless decimal IPv4 host', 'http://2130706433/cb'],
+    ['an octal IPv4 host', 'http://0177.0.0.1/cb'],
+    ['an upper-case host', 'https://APP.example/cb'],
+    ['a default port written out', 'https://app.example:443/cb'],
+    ['dot segments', 'https://app.example/a/../cb'],
+    ['a tab inside', 'https://app.ex\tample/cb'],
+    ['a space inside', 'https://app.example/c b'],
+    ['NUL', 'https://app.example/cb\u0000'],
+    ['a lone surrogate', 'https://app.example/\ud800'],
   ])('a redirect URI with %s: 400 invalid_redirect_uri', async (_case, uri) => {
     const answer = await gateway.register(
       { ...valid(), redirect_uris: ['https://app.example/ok', uri] },
@@ -282,6 +305,24 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
       'resources.0',
     ],
     ['an empty client name', { clientName: '' }, 'invalid_client_metadata', 'client_name'],
+    [
+      'a backslash redirect URI',
+      { redirectUris: ['http://127.0.0.1\\@evil.example/'] },
+      'invalid_redirect_uri',
+      'redirect_uris.0',
+    ],
+    [
+      'a redirect URI with userinfo',
+      { redirectUris: ['https://user@app.example/cb'] },
+      'invalid_redirect_uri',
+      'redirect_uris.0',
+    ],
+    [
+      'a hexadecimal IPv4 redirect host',
+      { redirectUris: ['http://0x7f000001/cb'] },
+      'invalid_redirect_uri',
+      'redirect_uris.0',
+    ],
   ])(
     'GraphQL with %s: OAUTH_INVALID_REQUEST carrying the RFC 7591 error',
     async (_case, change, oauthError, field) => {

@@ -167,6 +167,17 @@ describeEachDatabase('registering OAuth clients', (kind) => {
     );
   });
 
+  it('takes redirect URIs in canonical form, and an origin without its root path, as written', async () => {
+    const uris = ['https://app.example', 'http://[::1]:8765/cb?x=1', 'https://app.example/%7Ecb'];
+    const answer = await gateway.register({
+      agent_id: gateway.agentId,
+      grant_types: ['authorization_code'],
+      redirect_uris: uris,
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.redirect_uris).toEqual(uris);
+  });
+
   it('two registrations get different ids and secrets', async () => {
     const [a, b] = await Promise.all([
       gateway.register({ agent_id: gateway.agentId }),

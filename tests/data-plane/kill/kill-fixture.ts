@@ -45,7 +45,10 @@ export interface Victim extends KeyedAgent {
   readonly token: string;
   /** root → victim → delegate, with the root's credential: verifies until the kill. */
   readonly chain: { root_credential: unknown; delegation_chain: unknown[]; requested_tool: string };
-  /** Another agent's client of the tenant: introspects the victim's token. */
+  /**
+   * Another agent's client of the tenant: introspects the victim's token once the victim's own
+   * client is refused (it sees another client's token inactive in any case).
+   */
   readonly observer: ClientOfAgent;
 }
 

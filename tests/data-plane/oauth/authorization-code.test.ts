@@ -369,6 +369,7 @@ describe('authorization codes (in memory)', () => {
     redirectUri: REDIRECT_URI,
     codeChallenge: 'c',
     resource: 'mcp://files',
+    credentialId: undefined,
   };
 
   it('a code is 256 random bits, usable once, and not after 60 s', () => {
@@ -376,10 +377,11 @@ describe('authorization codes (in memory)', () => {
     const now = 1_000_000;
     const code = codes.issue(grant, now)!;
     expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(codes.consume(code, now + 59_999)).toMatchObject(grant);
-    expect(codes.consume(code, now + 1)).toBeUndefined();
+    expect(codes.consume(code, now + 59_999)).toMatchObject({ kind: 'grant', grant });
+    expect(codes.consume(code, now + 60_000)).toMatchObject({ kind: 'replayed' });
     const late = codes.issue(grant, now)!;
-    expect(codes.consume(late, now + AUTHORIZATION_CODE_LIFETIME_MS)).toBeUndefined();
+    expect(codes.consume(late, now + AUTHORIZATION_CODE_LIFETIME_MS)).toEqual({ kind: 'unknown' });
+    expect(codes.consume('never-issued', now)).toEqual({ kind: 'unknown' });
   });
 
   it('a full store issues no code until codes expire', () => {

@@ -73,10 +73,17 @@ describeEachDatabase('OAuth introspection and revocation', (kind) => {
         authMethod: 'private_key_jwt',
         tenant: client.tenant,
       });
-      const token = await issue();
+      const assertionType = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+      const issued = await postForm(urls.token, {
+        grant_type: 'client_credentials',
+        resource: 'mcp://files',
+        client_assertion_type: assertionType,
+        client_assertion: await clientAssertion(jwtClient, urls.token),
+      });
+      expect(issued.status).toBe(200);
       const answer = await postForm(urls.introspect, {
-        token,
-        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        token: issued.body.access_token as string,
+        client_assertion_type: assertionType,
         client_assertion: await clientAssertion(jwtClient, urls.introspect),
       });
       expect(answer.status).toBe(200);
@@ -135,20 +142,23 @@ describeEachDatabase('OAuth introspection and revocation', (kind) => {
     it('answers active: false once the agent is killed, or the client revoked', async () => {
       const victim = await addClient(gateway, { tenant: client.tenant });
       const token = await issue(victim);
-      expect((await introspect(token)).active).toBe(true);
+      expect((await introspect(token, victim)).active).toBe(true);
       await revokeOAuthClient(
         { db: gateway.db, audit: gateway.runtime.audit },
         { tenantId: victim.tenant.id, clientId: victim.clientId, actor: 'test' },
       );
       await gateway.sync();
+      // The revoked client cannot ask any more; no other client sees the token active.
+      expect((await postForm(urls.introspect, { token }, auth(victim))).status).toBe(401);
       expect(await introspect(token)).toEqual({ active: false });
 
       const doomed = await addClient(gateway, { tenant: client.tenant });
       const second = await issue(doomed);
-      expect((await introspect(second)).active).toBe(true);
+      expect((await introspect(second, doomed)).active).toBe(true);
       await gateway.db.query(`update agents set status = 'killed' where id = $1`, [doomed.agentId]);
       await bumpConfigVersionSql(gateway.db, doomed.tenant.id);
       await gateway.sync();
+      expect((await postForm(urls.introspect, { token: second }, auth(doomed))).status).toBe(401);
       expect(await introspect(second)).toEqual({ active: false });
     });
 

@@ -431,41 +431,47 @@ describe('failed client authentications are rate-limited (429 temporarily_unavai
     await gateway?.close();
   });
 
-  it('per client id, then per address, with Retry-After; the right secret waits too', async () => {
+  it('refuses wrong secrets per client and address, then per address, with Retry-After; the right secret is never refused', async () => {
     const tokenUrl = `${gateway.url}/oauth/token`;
     const client = await addClient(gateway);
     const params = { grant_type: 'client_credentials', resource: 'mcp://files' };
-    for (let i = 0; i < 3; i += 1) {
-      const answer = await postForm(tokenUrl, params, {
-        authorization: basic(client.clientId, 'A'.repeat(43)),
-      });
-      expect(answer.status).toBe(401);
+    const wrong = (c: { clientId: string }) =>
+      postForm(tokenUrl, params, { authorization: basic(c.clientId, 'A'.repeat(43)) });
+    for (let i = 0; i < 3; i += 1) expect((await wrong(client)).status).toBe(401);
+    // Past the threshold, a wrong secret is refused with 429 and Retry-After, many times over.
+    for (let i = 0; i < 10; i += 1) {
+      const limited = await wrong(client);
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toBe('temporarily_unavailable');
+      expect(limited.headers.get('cache-control')).toBe('no-store');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     }
-    const limited = await postForm(tokenUrl, params, {
+    expect(await issuedCount(gateway, client.clientId)).toBe(0);
+    // The right secret, from the same address, still gets its token at once.
+    const right = await postForm(tokenUrl, params, {
       authorization: basic(client.clientId, client.secret!),
     });
-    expect(limited.status).toBe(429);
-    expect(limited.body.error).toBe('temporarily_unavailable');
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await issuedCount(gateway, client.clientId)).toBe(0);
+    expect(right.status).toBe(200);
+    expect(right.body.access_token).toEqual(expect.any(String));
+    expect(await issuedCount(gateway, client.clientId)).toBe(1);
+    // ... and wrong ones are still refused after it (a success resets nothing).
+    expect((await wrong(client)).status).toBe(429);
 
     // Another client from the same address: two failures (under its own limit) reach the
-    // address's five.
+    // address's five; its right secret is accepted all the same.
     const other = await addClient(gateway, { tenant: client.tenant });
-    for (let i = 0; i < 2; i += 1) {
-      const answer = await postForm(tokenUrl, params, {
-        authorization: basic(other.clientId, 'A'.repeat(43)),
-      });
-      expect(answer.status).toBe(401);
-    }
-    const byAddress = await postForm(tokenUrl, params, {
+    for (let i = 0; i < 2; i += 1) expect((await wrong(other)).status).toBe(401);
+    const byAddress = await wrong(other);
+    expect(byAddress.status).toBe(429);
+    expect(Number(byAddress.headers.get('retry-after'))).toBeGreaterThan(0);
+    const otherRight = await postForm(tokenUrl, params, {
       authorization: basic(other.clientId, other.secret!),
     });
-    expect(byAddress.status).toBe(429);
+    expect(otherRight.status).toBe(200);
     const failures = await gateway.runtime.metrics.oauthClientAuthFailures.get();
     expect(Object.fromEntries(failures.values.map((v) => [v.labels.outcome, v.value]))).toEqual({
       refused: 5,
-      rate_limited: 2,
+      rate_limited: 12,
     });
   });
 });

@@ -62,6 +62,7 @@ describe('RFC error strings', () => {
       OAUTH_INVALID_TARGET: 'invalid_target',
       OAUTH_UNSUPPORTED_GRANT_TYPE: 'unsupported_grant_type',
       OAUTH_UNAUTHORIZED_CLIENT: 'unauthorized_client',
+      OAUTH_TOKEN_OF_ANOTHER_CLIENT: 'unauthorized_client',
       OAUTH_RATE_LIMITED: 'temporarily_unavailable',
     });
     expect(isOAuthErrorCode('OAUTH_INVALID_CLIENT')).toBe(true);
