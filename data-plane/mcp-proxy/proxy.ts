@@ -216,7 +216,7 @@ export class McpProxy {
     if (refusal) {
       const method = isNotification ? (message as { method: string }).method : 'response';
       const id = isNotification ? null : (message as JsonRpcResponseMessage).id;
-      await appendDenyAudit(
+      await auditBlock(
         this.#deps,
         tenant,
         auditedCall(session, id, method),

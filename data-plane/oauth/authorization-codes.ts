@@ -12,8 +12,8 @@
 // token endpoint revokes those tokens. That memory is bounded too: beyond `capacity` the oldest
 // consumed codes are forgotten (a replay of one is then only refused).
 import { createHash, randomBytes } from 'node:crypto';
+import { MAX_TOKEN_LIFETIME_SECONDS } from '../../shared/oauth/token-lifetimes.js';
 import type { IssuedTokenRecord } from './issued-tokens.js';
-import { MAX_TOKEN_LIFETIME_SECONDS } from './token-signer.js';
 
 export const AUTHORIZATION_CODE_LIFETIME_MS = 60_000;
 export const DEFAULT_CODE_CAPACITY = 100_000;
