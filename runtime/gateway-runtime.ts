@@ -322,6 +322,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       publicUrl,
       keyCustody,
       authenticate: (authorization) => authenticateCaller(authorization, store),
+      onKeysChanged: (listener) => store.onApply(() => listener()),
       killAgent: (input) => killSwitch.kill(input).then((outcome) => outcome.answer),
       flushDecisionStats: decisionCounts ? () => decisionCounts.flush() : undefined,
     });
@@ -406,5 +407,6 @@ function authenticateCaller(authorization: string | undefined, store: SnapshotSt
     tenantName: key.tenant.name,
     keyId: key.id,
     scopes: key.scopes,
+    expiresAtMs: key.expiresAtMs,
   };
 }
