@@ -1,6 +1,7 @@
 // Assembles the `agent-gateway` command. Each command group lives in its own module under
 // cli/commands/ and exports a `register…Command(program)` function; this file only wires them.
 import { Command } from 'commander';
+import { registerAdminKeyCommand } from './commands/admin-key.js';
 import { registerAgentiamCommand } from './commands/agentiam.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerControlPlaneCommand } from './commands/control-plane.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerStartCommand(program);
   registerMigrateCommand(program);
   registerAuditCommand(program);
+  registerAdminKeyCommand(program);
   registerNplCommand(program);
   registerAgentiamCommand(program);
   registerControlPlaneCommand(program);

@@ -370,6 +370,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       publicUrl,
       keyCustody,
       authenticate: (authorization) => authenticateCaller(authorization, store),
+      onKeysChanged: (listener) => store.onApply(() => listener()),
       killAgent: (input) => killSwitch.kill(input).then((outcome) => outcome.answer),
       flushDecisionStats: decisionCounts ? () => decisionCounts.flush() : undefined,
     });
@@ -456,5 +457,6 @@ function authenticateCaller(authorization: string | undefined, store: SnapshotSt
     tenantName: key.tenant.name,
     keyId: key.id,
     scopes: key.scopes,
+    expiresAtMs: key.expiresAtMs,
   };
 }

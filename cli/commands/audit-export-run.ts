@@ -1,16 +1,14 @@
 // The work of `audit export` (see audit-export.ts for the command and its contract).
 import { createWriteStream } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { rename, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { loadConfig } from '../../runtime/config.js';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import { openAuditExport } from '../../storage/audit-export.js';
-import { isProcessAlive, readDataDirLock } from '../../storage/data-dir-lock.js';
-import { type Database, openDatabase } from '../../storage/database.js';
-import { readMigrations } from '../../storage/migrations.js';
+import type { Database } from '../../storage/database.js';
+import { openStoredDatabase } from '../open-stored-database.js';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -45,8 +43,7 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
   }
   let db: Database | undefined;
   try {
-    db = await openForExport(flags.dataDir);
-    await requireMigrated(db);
+    db = (await openStoredDatabase(flags.dataDir, 'audit export')).db;
     const trail = await openAuditExport(db, { tenant: flags.tenant, from, to });
     let count = 0;
     const counted = async function* () {
@@ -91,65 +88,6 @@ function parseInstant(option: string, text: string): Date {
     setting: `${option} ${JSON.stringify(text)}`,
     problem: `${reason}, e.g. 2026-07-04 or 2026-07-04T10:00:00Z`,
   });
-}
-
-async function openForExport(dataDirFlag: string | undefined): Promise<Database> {
-  const config = loadConfig();
-  if (dataDirFlag === undefined && config.databaseUrl) {
-    return openDatabase({
-      url: config.databaseUrl,
-      schema: config.databaseSchema,
-      maxConnections: 2,
-    });
-  }
-  const dataDir = dataDirFlag === undefined ? config.dataDir : resolve(dataDirFlag);
-  // Never create a database here: an export of a directory without one is a wrong path.
-  if (!(await isDirectory(join(dataDir, 'pgdata')))) {
-    throw gatewayError('STORAGE_DATA_DIR_MISSING', { dataDir });
-  }
-  // Checked before opening so a running gateway's directory is never touched; openDatabase
-  // checks again under the lock, for a gateway that starts in between.
-  const holder = await readDataDirLock(dataDir);
-  if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
-    const serving = typeof holder.url === 'string' ? ` serving ${holder.url}` : '';
-    // The hint says what to do: stop that gateway, or share a PostgreSQL database instead.
-    throw gatewayError('STORAGE_DATA_DIR_IN_USE', {
-      dataDir,
-      holder: `process ${holder.pid}${serving}`,
-    });
-  }
-  return openDatabase({ dataDir, lockOwner: { command: 'audit export' } });
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Fails with STORAGE_NOT_MIGRATED when a migration of this build is not applied. */
-async function requireMigrated(db: Database): Promise<void> {
-  const [bookkeeping] = await db.query<{ table: string | null }>(
-    `select to_regclass('_prisma_migrations')::text as "table"`,
-  );
-  const applied = new Set<string>();
-  if (bookkeeping?.table) {
-    const rows = await db.query<{ migration_name: string }>(
-      `select migration_name from "_prisma_migrations"
-       where finished_at is not null and rolled_back_at is null`,
-    );
-    for (const row of rows) applied.add(row.migration_name);
-  }
-  const pending = (await readMigrations()).filter((m) => !applied.has(m.name)).map((m) => m.name);
-  if (pending.length > 0) {
-    const missing =
-      applied.size === 0
-        ? 'every migration (it has never been migrated)'
-        : `${pending.length} migration(s): ${pending.join(', ')}`;
-    throw gatewayError('STORAGE_NOT_MIGRATED', { location: db.location, missing });
-  }
 }
 
 /** Writes next to `file`, then renames: a failed export never leaves a partial file behind. */

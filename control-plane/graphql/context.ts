@@ -22,6 +22,11 @@ export interface GraphQLDependencies {
    * answered by the app's error handler before GraphQL runs, like every REST route).
    */
   readonly authenticate: (authorization: string | undefined) => Caller;
+  /**
+   * Calls `listener` whenever the keys `authenticate` checks against may have changed (each
+   * applied snapshot); returns its removal. Open subscriptions are authenticated again then.
+   */
+  readonly onKeysChanged?: ((listener: () => void) => () => void) | undefined;
   readonly publisher: Pick<SnapshotPublisher, 'publishNow'>;
   /** Learns a registered or changed server's tool definitions, waiting a bounded time. */
   readonly tools: Pick<ToolRefresher, 'refreshAfterChange'>;
@@ -58,6 +63,8 @@ export interface Caller {
   readonly tenantName: string;
   readonly keyId: string;
   readonly scopes: ReadonlySet<string>;
+  /** When the key stops working (epoch ms); Infinity for a key that does not expire. */
+  readonly expiresAtMs: number;
 }
 
 export interface GraphQLContext extends GraphQLDependencies {

@@ -6,7 +6,9 @@
 // Subscriptions: graphql-ws (protocol graphql-transport-ws) on WebSocket upgrades of the same
 // path. The key (connectionParams.authorization, else the upgrade's Authorization header) is
 // checked on connect (close 4401 without a valid one) and again on every subscribe; operations
-// run through yoga's envelop (`getEnveloped`), so the same limits, scopes and masking apply.
+// run through yoga's envelop (`getEnveloped`), so the same limits, scopes and masking apply. While
+// a socket is open its key is watched (socket-keys.ts): its expiry, its revocation (an event every
+// control plane sharing the database receives) and each new snapshot close the socket with 4401.
 
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -25,10 +27,12 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { gatewayError } from '../../shared/errors/index.js';
+import { EVENT_TYPES } from '../../shared/events/index.js';
 import type { Caller, GraphQLContext, GraphQLDependencies } from './context.js';
 import { maskError, toGraphQLError } from './errors.js';
 import { readIntrospectionSwitch, useIntrospectionSwitch } from './introspection.js';
 import { schema } from './schema/index.js';
+import { SocketKeys } from './socket-keys.js';
 import { useStorableArguments } from './storable-arguments.js';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -147,8 +151,25 @@ export async function graphqlPlugin(
   );
 
   // graphql-ws. The presented key is kept per socket and authenticated again on each subscribe,
-  // so a key revoked while connected cannot start new subscriptions.
+  // so a key revoked while connected cannot start new subscriptions; the watch closes the socket
+  // of a key that expires or is revoked while its subscriptions stream.
   const presented = new WeakMap<WebSocket, string | undefined>();
+  const socketKeys = new SocketKeys(authenticate);
+  const stopRechecks = dependencies.onKeysChanged?.(() => socketKeys.recheck());
+  const revocations = dependencies.events.subscribe(
+    (event) => event.type === EVENT_TYPES.API_KEY_REVOKED,
+  );
+  const closeRevoked = (async () => {
+    for await (const event of revocations) {
+      if (event.type !== EVENT_TYPES.API_KEY_REVOKED) continue;
+      socketKeys.closeKey(event.apiKey.id);
+      // A revocation made by another process: refuse the key here too without waiting for the
+      // configuration poll (in the revoking process this coalesces with its own publication).
+      dependencies.publisher.publishNow().catch((error: unknown) => {
+        logger.warn({ err: error }, 'snapshot after an API key revocation failed');
+      });
+    }
+  })().catch((error: unknown) => logger.error({ err: error }, 'API key revocation watch failed'));
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
   const wsServer = useServer(
     {
@@ -156,13 +177,15 @@ export async function graphqlPlugin(
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
       onConnect(ctx) {
         const header = authorizationOf(ctx.connectionParams, ctx.extra.request);
+        let caller: Caller;
         try {
-          authenticate(header);
+          caller = authenticate(header);
         } catch {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: invalid API key');
           return false;
         }
         presented.set(ctx.extra.socket, header);
+        socketKeys.watch(ctx.extra.socket, header, caller);
         return true;
       },
       async onSubscribe(ctx, _id, payload) {
@@ -211,6 +234,9 @@ export async function graphqlPlugin(
   app.server.on('upgrade', onUpgrade);
   app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
+    stopRechecks?.();
+    await revocations.return?.();
+    await closeRevoked;
     await wsServer.dispose(); // closes every socket (1001 Going away), then the server
   });
 }

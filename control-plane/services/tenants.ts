@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { gatewayError } from '../../shared/errors/index.js';
 import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../shared/gateway-policy/destructive-tool-patterns.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
-import { isScope, type Scope } from '../../shared/identity/scopes.js';
+import { isScope, SCOPES, type Scope } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
-import { bumpConfigVersion } from '../../storage/config-version.js';
+import { bumpConfigVersion, bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -79,13 +79,65 @@ export async function createApiKey(
   return { id, prefix: generated.prefix, key: generated.key };
 }
 
-export async function revokeApiKey(db: Database, tenantId: string, id: string): Promise<boolean> {
-  return db.prisma.$transaction(async (tx) => {
-    const { count } = await tx.apiKey.updateMany({
-      where: { id, tenantId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
-    if (count > 0) await bumpConfigVersion(tx, tenantId);
-    return count > 0;
+/**
+ * Serializes revocations across every process sharing a PostgreSQL database, so two concurrent
+ * revocations of the last two admin keys cannot both see the other one still alive: the second
+ * reads the live admin keys only once the first has committed (READ COMMITTED takes a snapshot
+ * per statement). An advisory lock rather than row locks on the admin keys: those would form
+ * lock cycles with the key-usage recorder's multi-row `lastUsedAt` updates. The embedded
+ * database runs one transaction at a time, which serializes them already.
+ */
+const REVOCATION_LOCK_KEY = 0x61676b72; // "agkr"
+
+const READ_TARGET = `
+select scopes, ("expiresAt" is null or "expiresAt" > $3) as live
+from api_keys where id = $1 and "tenantId" = $2 and "revokedAt" is null`;
+
+const COUNT_OTHER_LIVE_ADMIN_KEYS = `
+select count(*)::int as count from api_keys
+where $1 = any(scopes) and "revokedAt" is null and ("expiresAt" is null or "expiresAt" > $3)
+  and id <> $2`;
+
+/**
+ * Revokes an active key of the tenant; false when the tenant has no such active key. Refuses,
+ * changing nothing, with AUTH_INSUFFICIENT_SCOPE when the key holds a scope `actingScopes` lacks
+ * (a key may only act on keys it could have created), and with API_KEY_LAST_ADMIN when it is the
+ * gateway's last live key holding tenants:admin, of any tenant (nothing could mint that scope
+ * again but the break-glass command).
+ */
+export async function revokeApiKey(
+  db: Database,
+  tenantId: string,
+  id: string,
+  actingScopes?: ReadonlySet<string>,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    if (db.kind === 'postgres') {
+      await tx.query('select pg_advisory_xact_lock($1)', [REVOCATION_LOCK_KEY]);
+    }
+    const now = new Date().toISOString();
+    const [target] = await tx.query<{ scopes: string[]; live: boolean }>(READ_TARGET, [
+      id,
+      tenantId,
+      now,
+    ]);
+    if (!target) return false;
+    if (actingScopes) {
+      const beyond = target.scopes.filter((scope) => !actingScopes.has(scope));
+      if (beyond.length > 0) {
+        throw gatewayError('AUTH_INSUFFICIENT_SCOPE', { scope: beyond.join(', ') });
+      }
+    }
+    if (target.live && target.scopes.includes(SCOPES.TENANTS_ADMIN)) {
+      const [others] = await tx.query<{ count: number }>(COUNT_OTHER_LIVE_ADMIN_KEYS, [
+        SCOPES.TENANTS_ADMIN,
+        id,
+        now,
+      ]);
+      if (!others?.count) throw gatewayError('API_KEY_LAST_ADMIN', { keyId: id });
+    }
+    await tx.query(`update api_keys set "revokedAt" = $2 where id = $1`, [id, now]);
+    await bumpConfigVersionSql(tx, tenantId);
+    return true;
   });
 }

@@ -286,6 +286,21 @@ export const ERROR_CODES = {
     summary: 'The API key lacks the scope this operation needs.',
     hint: 'Use a key with the scope named in the message.',
   },
+  // API keys (docs/security.md, "Administrator lockout and break-glass").
+  API_KEY_LAST_ADMIN: {
+    status: 409,
+    message:
+      'API key {keyId} is the last active key holding tenants:admin: revoking it would leave the gateway without an administrator',
+    summary:
+      'The key is the only unrevoked, unexpired key of the gateway holding tenants:admin, so it cannot be revoked.',
+    hint: 'Create another key with tenants:admin first (createApiKey), then revoke this one; an operator locked out already mints one on the gateway host with `agent-gateway admin-key reset --tenant <name>`.',
+  },
+  TENANT_UNKNOWN: {
+    status: null,
+    message: 'no tenant has the name or id {tenant} (tenants: {known})',
+    summary: 'A command named a tenant that does not exist in this database.',
+    hint: 'Pass one of the listed names with --tenant; check that the command reads the same database as the gateway (DATABASE_URL, AGENT_GATEWAY_DB_SCHEMA, AGENT_GATEWAY_DATA_DIR or --data-dir).',
+  },
   // Requests in general.
   REQUEST_INVALID: {
     status: 400,

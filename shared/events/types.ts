@@ -17,6 +17,8 @@ export const EVENT_TYPES = {
   TOOL_DEFINITION_CHANGED: 'tool_definition.changed',
   /** An operator approved a tool definition. */
   TOOL_DEFINITION_APPROVED: 'tool_definition.approved',
+  /** An API key was revoked: every control plane closes the subscriptions it authenticated. */
+  API_KEY_REVOKED: 'api_key.revoked',
 } as const;
 
 export interface AuditAppendedEvent {
@@ -87,7 +89,14 @@ export interface ToolDefinitionEvent {
   readonly toolName: string;
 }
 
+export interface ApiKeyRevokedEvent {
+  readonly type: typeof EVENT_TYPES.API_KEY_REVOKED;
+  readonly tenantId: TenantId;
+  readonly apiKey: { readonly id: string };
+}
+
 export type GatewayEvent =
+  | ApiKeyRevokedEvent
   | ToolDefinitionEvent
   | AuditAppendedEvent
   | ApprovalEvent

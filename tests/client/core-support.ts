@@ -12,6 +12,7 @@ import {
   startSpawnGateway,
 } from '../control-plane/spawn/support.js';
 import { quickDatabaseKind } from '../data-plane/inspect/support.js';
+import { RUNTIME_BUS_SUBSCRIPTIONS } from '../support/gateway.js';
 
 export const CLIENT_POLICY = {
   version: '1.0.0',
@@ -113,7 +114,7 @@ export async function startClientGateway(): Promise<ClientTestGateway> {
       if (response.status !== 200) throw new Error(`kill: ${await response.text()}`);
     },
     async pollsWaiting(count = 1) {
-      while (gateway.runtime.events.subscriberCount <= count) {
+      while (gateway.runtime.events.subscriberCount < RUNTIME_BUS_SUBSCRIPTIONS + count) {
         await new Promise((next) => setTimeout(next, 1));
       }
     },

@@ -29,6 +29,13 @@ import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { Database } from '../../storage/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
 
+/**
+ * Event-bus subscriptions a runtime serving the control plane holds from build on: its kill
+ * fan-out's and the GraphQL key watch's (revocations close subscriptions). Tests that wait for
+ * a subscriber of their own wait for more than these.
+ */
+export const RUNTIME_BUS_SUBSCRIPTIONS = 2;
+
 export interface TestTenant {
   readonly id: TenantId;
   readonly name: string;

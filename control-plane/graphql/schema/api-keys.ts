@@ -1,10 +1,13 @@
 // API keys of the caller's tenant: list (never the secret, only its public prefix), create (the
-// secret is in the answer once) and revoke. A key can only hand out scopes it holds itself.
+// secret is in the answer once) and revoke. A key can only hand out, and revoke, scopes it holds
+// itself; the gateway's last live tenants:admin key cannot be revoked (docs/security.md).
 
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
+import { EVENT_TYPES } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
+import { asTenantId } from '../../../shared/ids.js';
 import { createApiKey, revokeApiKey } from '../../services/tenants.js';
 import { builder } from '../builder.js';
 import { scopeListRule } from '../input-rules.js';
@@ -28,7 +31,8 @@ builder.prismaObject('ApiKey', {
       nullable: true,
       description:
         "Who created it: the creating key as api_key:{id} (preceded by that key's tenant for a " +
-        "new tenant's first key), or null when created from the command line.",
+        "new tenant's first key), `bootstrap` for the first start's admin key, " +
+        '`cli:admin-key reset` for a break-glass key, or null when created otherwise.',
     }),
     expiresAt: t.expose('expiresAt', {
       type: 'DateTime',
@@ -157,16 +161,24 @@ builder.mutationField('revokeApiKey', (t) =>
   t.prismaField({
     type: 'ApiKey',
     description:
-      'Revokes an active key of the tenant: it stops working on the next request. ' +
-      'NOT_FOUND when the tenant has no such active key.',
+      'Revokes an active key of the tenant: it stops working on the next request and its open ' +
+      'subscriptions are closed (4401). NOT_FOUND when the tenant has no such active key; ' +
+      'AUTH_INSUFFICIENT_SCOPE when the key holds a scope the caller lacks; API_KEY_LAST_ADMIN ' +
+      "(409) when it is the gateway's last live key holding tenants:admin.",
     authScopes: { scope: SCOPES.KEYS_MANAGE },
     args: { id: t.arg.id({ required: true, description: 'The ApiKey.id.' }) },
     resolve: async (query, _root, args, context) => {
       const id = String(args.id);
-      if (!(await revokeApiKey(context.db, context.caller.tenantId, id))) {
+      if (!(await revokeApiKey(context.db, context.caller.tenantId, id, context.caller.scopes))) {
         throw gatewayError('NOT_FOUND', { resource: `active API key ${id} in this tenant` });
       }
       await auditOperatorAction(context, AUDIT_ACTIONS.API_KEY_REVOKED, { type: 'api_key', id });
+      // Every control plane sharing the database closes the subscriptions the key opened.
+      context.events.publish({
+        type: EVENT_TYPES.API_KEY_REVOKED,
+        tenantId: asTenantId(context.caller.tenantId),
+        apiKey: { id },
+      });
       await publishChange(context);
       return context.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id } });
     },

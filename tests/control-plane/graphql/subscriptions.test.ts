@@ -25,6 +25,7 @@ import {
 } from '../../support/databases.js';
 import {
   inspectBody,
+  RUNTIME_BUS_SUBSCRIPTIONS,
   startTestGateway,
   type TestGateway,
   type TestTenant,
@@ -106,8 +107,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
   }
 }
 
-/** The runtime's own subscription: its kill fan-out listens from build on (gateway-runtime.ts). */
-const BACKGROUND_SUBSCRIPTIONS = 1;
+/** The runtime's own subscriptions: its kill fan-out and the GraphQL key watch, from build on. */
+const BACKGROUND_SUBSCRIPTIONS = RUNTIME_BUS_SUBSCRIPTIONS;
 
 /** Waits until the bus has `count` subscribers: the subscriptions are live on the server. */
 function subscribed(events: EventBus, count: number): Promise<void> {

@@ -2,7 +2,7 @@
 // has (pending) as soon as the server starts closing, so a graceful stop takes moments, not the
 // longest wait any agent asked for.
 import { expect, it } from 'vitest';
-import { inspectBody, startTestGateway } from '../../support/gateway.js';
+import { inspectBody, RUNTIME_BUS_SUBSCRIPTIONS, startTestGateway } from '../../support/gateway.js';
 import { getApproval } from './support.js';
 
 const HOLD_EVERYTHING = {
@@ -30,8 +30,8 @@ it('a closing gateway answers its long-polls at once with the current state', as
     const id = (held.body.approval as { id: string }).id;
 
     const poll = getApproval(gateway, id, { wait: 30 });
-    // Above the runtime's own subscription (its kill fan-out's, from build on).
-    while (gateway.runtime.events.subscriberCount <= 1) {
+    // Above the runtime's own subscriptions (from build on).
+    while (gateway.runtime.events.subscriberCount <= RUNTIME_BUS_SUBSCRIPTIONS) {
       await new Promise((next) => setImmediate(next));
     }
     const closing = gateway.close();

@@ -10,6 +10,7 @@ import { decideApproval, findApproval } from '../../../storage/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
   inspectBody,
+  RUNTIME_BUS_SUBSCRIPTIONS,
   startTestGateway,
   type TestGateway,
   type TestTenant,
@@ -75,8 +76,8 @@ describeEachDatabase('approvals over HTTP', (kind) => {
 
   /** Resolves once a long-poll is subscribed to the event bus. */
   const pollWaiting = async () => {
-    // Above the runtime's own subscription (its kill fan-out's, from build on).
-    while (gateway.runtime.events.subscriberCount <= 1) {
+    // Above the runtime's own subscriptions (from build on).
+    while (gateway.runtime.events.subscriberCount <= RUNTIME_BUS_SUBSCRIPTIONS) {
       await new Promise((next) => setImmediate(next));
     }
   };
