@@ -41,6 +41,11 @@ export interface GatewayConfig {
   readonly masterKey: Buffer | undefined;
   /** AGENT_GATEWAY_STREAM_HEARTBEAT_MS: the configuration stream's heartbeat (both planes agree). */
   readonly streamHeartbeatMs: number;
+  /**
+   * AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS: how long a starting data plane waits for the control
+   * plane's current configuration before it serves its persisted snapshot.
+   */
+  readonly startupSnapshotWaitMs: number;
   /** AGENT_GATEWAY_KILL_ACK_WAIT_MS: how long a kill waits for the data planes' acknowledgements. */
   readonly killAckWaitMs: number;
   /** AGENT_GATEWAY_MCP_SESSION_CONCURRENCY / _AGENT_CONCURRENCY: MCP proxy calls in flight. */
@@ -117,6 +122,11 @@ export const CONFIG_VARIABLES = [
     'Heartbeat of the configuration stream; a data plane treats three missed ones as a lost stream. The same on every process.',
   ],
   [
+    'AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS',
+    '5000',
+    "Data plane: how long it waits at start for the control plane's current configuration (refusing requests 503 DATA_PLANE_NOT_READY) before it serves its persisted snapshot.",
+  ],
+  [
     EGRESS_ALLOW_VARIABLE,
     '(unset)',
     'Comma-separated CIDRs and host names (*.example.com) upstreams may be reached at besides the defaults; an exact address releases a never-contacted one (169.254.169.254). docs/security.md, Egress.',
@@ -178,6 +188,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     publicUrl,
     masterKey,
     streamHeartbeatMs: integer(env, 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS', 15_000, 10, 600_000),
+    startupSnapshotWaitMs: integer(
+      env,
+      'AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS',
+      5_000,
+      0,
+      600_000,
+    ),
     killAckWaitMs: integer(env, 'AGENT_GATEWAY_KILL_ACK_WAIT_MS', 250, 0, 60_000),
     mcpSessionConcurrency: integer(env, 'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY', 32, 1, 10_000),
     mcpAgentConcurrency: integer(env, 'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY', 128, 1, 100_000),

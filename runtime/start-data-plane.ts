@@ -1,6 +1,17 @@
 // `agent-gateway data-plane`: the data-plane routes in a process of their own, the store fed by
-// the configuration stream client instead of the in-process publisher. Ready (/readyz 200) once a
-// snapshot serves: the persisted one at start, or the first one the control plane sends.
+// the configuration stream client instead of the in-process publisher.
+//
+// Start-up (docs/config-push.md, "Start-up"): the persisted snapshot is loaded (compiled, so it can
+// serve at once) but decides nothing yet. The process connects and waits, at most
+// AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS, for the control plane's current configuration; until
+// then /readyz answers 503 and every governed request 503 DATA_PLANE_NOT_READY (the serving gate).
+// Only a control plane not reached within that bound lets the persisted snapshot serve, and the
+// process says so with its version. Without a persisted snapshot it waits for the first one.
+//
+// Out of service (/readyz 503) while the control plane refuses the credential (revoked: every
+// governed request answers 503 DATA_PLANE_REVOKED) or has been silent for three heartbeats
+// (stale: requests are still decided on the last snapshot, the kill guard reading the kill table
+// first; docs/config-push.md, "Staleness").
 //
 // Kills: the stream's kill deltas go to the runtime's kill applier. Before the process listens,
 // the kills committed after the persisted snapshot's killsThrough are read from PostgreSQL and
@@ -12,6 +23,8 @@ import type { Logger } from 'pino';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
 import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
+import { ServingGate } from '../data-plane/remote/serving-gate.js';
+import { registerStreamMetrics } from '../data-plane/remote/stream-metrics.js';
 import type { Database } from '../storage/database.js';
 import { readKillDeltasAfter } from '../storage/kill-deltas.js';
 import type { GatewayConfig } from './config.js';
@@ -28,6 +41,7 @@ export interface StartDataPlaneOptions {
 export interface RunningDataPlane extends RunningProcess {
   readonly client: ConfigStreamClient;
   readonly killGuard: KillGuard;
+  readonly servingGate: ServingGate;
 }
 
 export async function startDataPlane(
@@ -38,6 +52,7 @@ export async function startDataPlane(
   const snapshotFile = join(config.dataDir, SNAPSHOT_FILE);
   let client: ConfigStreamClient | undefined;
   let killGuard: KillGuard | undefined;
+  let servingGate: ServingGate | undefined;
   // The database is the skeleton's; it reaches this plan when the process listens. A request
   // guarded before then waits for it.
   let haveDatabase!: (db: Database) => void;
@@ -64,6 +79,15 @@ export async function startDataPlane(
       });
       client = stream;
       await stream.loadPersisted();
+      // First in line: a data plane that must not decide refuses before the kill guard reads.
+      const gate = new ServingGate({
+        revoked: () => stream.refused,
+        store,
+        refusals: runtime.refusals,
+      });
+      servingGate = gate;
+      gate.install(runtime.app);
+      registerStreamMetrics(metrics.registry, stream);
       const guard = new KillGuard({
         freshness: () => stream.freshness,
         cursor: () => stream.killCursor,
@@ -76,9 +100,19 @@ export async function startDataPlane(
       guard.install(runtime.app);
     },
     async start({ runtime, db, url, readiness }) {
-      logger.info({ url, controlPlane: options.controlPlaneUrl, snapshotFile }, 'configuration');
+      logger.info(
+        {
+          url,
+          controlPlane: options.controlPlaneUrl,
+          snapshotFile,
+          startupSnapshotWaitMs: config.startupSnapshotWaitMs,
+        },
+        'configuration',
+      );
       const { store } = runtime;
+      const stream = client!;
       haveDatabase(db);
+      readiness.condition = () => describeOutOfService(stream);
       // Kills committed while this process was down, applied before it is ready. Without a
       // persisted snapshot nothing serves yet: the first snapshot and the stream's catch-up
       // bring them.
@@ -86,17 +120,59 @@ export async function startDataPlane(
         await killGuard!.readAfterNow();
         logger.info({ killsThrough: client!.killCursor }, 'kills read from the database');
       }
-      const ready = () => markReady(readiness, logger, { url, version: store.current?.version });
-      if (store.current) ready();
-      else store.onApply(ready);
+      const ready = () => {
+        if (!store.current) return;
+        servingGate!.open();
+        markReady(readiness, logger, { url, version: store.current.version });
+      };
       // The control plane builds the snapshots this process serves: its JWKS names this key once
       // the row exists (the control plane owns migrations; the table exists once it has run).
       await runtime.registerTokenSigningKey();
-      client!.start();
+      stream.start();
+      readiness.reason = "waiting for the control plane's current configuration";
+      const outcome = await stream.waitForCurrent(config.startupSnapshotWaitMs);
+      if (outcome === 'current') {
+        ready();
+        // The control plane had no snapshot to send yet: its first one is the current one.
+        if (!store.current) store.onApply(ready);
+      } else if (outcome === 'unreachable' && store.current) {
+        logger.warn(
+          {
+            version: store.current.version,
+            waitedMs: config.startupSnapshotWaitMs,
+            controlPlane: options.controlPlaneUrl,
+          },
+          'control plane not reached in time: serving the persisted snapshot',
+        );
+        ready();
+      } else if (outcome === 'unreachable') {
+        // Nothing persisted: the first snapshot the control plane sends is the current one.
+        readiness.reason = 'waiting for the first configuration snapshot';
+        store.onApply(ready);
+      } else {
+        // Refused (revoked): nothing serves; should the credential be accepted again, the
+        // current configuration arrives first.
+        void waitUntilCurrent(stream).then(ready);
+      }
     },
     async stopFeeds() {
       await client?.stop();
     },
   });
-  return { ...running, client: client!, killGuard: killGuard! };
+  return { ...running, client: client!, killGuard: killGuard!, servingGate: servingGate! };
+}
+
+/** Why /readyz answers 503 however ready the process is: revoked or stale; else undefined. */
+function describeOutOfService(stream: ConfigStreamClient): string | undefined {
+  if (stream.refused) return "revoked: the control plane refuses this data plane's credential";
+  if (stream.freshness === 'stale') {
+    return `stale: no word from the control plane for ${Math.round(stream.silentMs / 1000)} s`;
+  }
+  return undefined;
+}
+
+async function waitUntilCurrent(stream: ConfigStreamClient): Promise<void> {
+  while ((await stream.waitForCurrent()) !== 'current') {
+    // refused again: keep waiting
+  }
 }

@@ -83,16 +83,16 @@ export class ConfigStreamHub implements SnapshotSink {
   readonly #maxBacklogBytes: number;
   readonly #onBehind: ((version: number) => void) | undefined;
   readonly #heartbeat: NodeJS.Timeout;
+  /** The heartbeat period in ms (the revocation sweep runs at it too). */
+  readonly heartbeatMs: number;
   #snapshot: ConfigSnapshot | undefined;
   #event: string | undefined;
 
   constructor(options: ConfigStreamHubOptions = {}) {
     this.#maxBacklogBytes = options.maxBacklogBytes ?? 64 * 1024 * 1024;
     this.#onBehind = options.onBehind;
-    this.#heartbeat = setInterval(
-      () => this.#sendHeartbeat(),
-      options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS,
-    );
+    this.heartbeatMs = options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS;
+    this.#heartbeat = setInterval(() => this.#sendHeartbeat(), this.heartbeatMs);
     this.#heartbeat.unref();
   }
 
@@ -243,7 +243,12 @@ export class ConfigStreamHub implements SnapshotSink {
   }
 
   #heartbeatEvent(): string {
-    return formatSseEvent(HEARTBEAT_EVENT, JSON.stringify({ version: this.version }));
+    // The epoch lets a data plane tell "caught up" (its snapshot is of this epoch) from "a newer
+    // version is being built above the one it holds" (another epoch: onBehind).
+    return formatSseEvent(
+      HEARTBEAT_EVENT,
+      JSON.stringify({ version: this.version, epoch: this.epoch }),
+    );
   }
 
   #sendHeartbeat(): void {

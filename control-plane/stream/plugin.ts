@@ -17,7 +17,6 @@ import {
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
   type DecisionReport,
-  HEARTBEAT_INTERVAL_MS,
 } from '../../shared/config-stream/protocol.js';
 import {
   DECISION_OUTCOMES,
@@ -90,10 +89,9 @@ export async function configStreamPlugin(
       sweeping = false;
     }
   };
-  const sweeper = setInterval(
-    () => void sweep(),
-    options.revocationCheckMs ?? HEARTBEAT_INTERVAL_MS,
-  );
+  // Every heartbeat period (AGENT_GATEWAY_STREAM_HEARTBEAT_MS): a revoked data plane is cut off
+  // within one period, and its reconnection is refused (it then stops deciding).
+  const sweeper = setInterval(() => void sweep(), options.revocationCheckMs ?? hub.heartbeatMs);
   sweeper.unref();
   // Open streams would keep the server from closing: end them first (clients resume elsewhere).
   app.addHook('preClose', async () => {

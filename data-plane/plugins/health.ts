@@ -1,16 +1,20 @@
 // Liveness and readiness. /healthz answers 200 while the process serves HTTP at all; /readyz
 // answers 200 only once the gateway can do its job (migrations applied, configuration loaded)
-// and 503 again while it drains on shutdown, so a load balancer stops sending traffic first.
+// and 503 again while it drains on shutdown, so a load balancer stops sending traffic first. A
+// process can also be out of service however ready it is: `condition` (a remote data plane's revocation or
+// stale snapshot, docs/config-push.md) is asked on every /readyz and answers 503 with its reason.
 import type { FastifyInstance } from 'fastify';
 
 export interface Readiness {
   ready: boolean;
   /** Why the gateway is not ready (for /readyz and logs). */
   reason: string;
+  /** Why the process is out of service whatever `ready` says (asked on every /readyz), or undefined. */
+  condition: (() => string | undefined) | undefined;
 }
 
 export function createReadiness(): Readiness {
-  return { ready: false, reason: 'starting' };
+  return { ready: false, reason: 'starting', condition: undefined };
 }
 
 export async function healthPlugin(
@@ -46,8 +50,9 @@ export async function healthPlugin(
       },
     },
     async (_request, reply) => {
-      if (readiness.ready) return { status: 'ready' };
-      return reply.code(503).send({ status: 'not_ready', reason: readiness.reason });
+      const reason = readiness.condition?.() ?? (readiness.ready ? undefined : readiness.reason);
+      if (reason === undefined) return { status: 'ready' };
+      return reply.code(503).send({ status: 'not_ready', reason });
     },
   );
 }

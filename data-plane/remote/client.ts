@@ -13,6 +13,14 @@
 // `live` again. Until then (`uncertain`), or once nothing has arrived for three heartbeats
 // (`stale`), the kill guard (kill-guard.ts) reads the kill table before a request is served.
 //
+// Revocation and start-up (docs/config-push.md, "Revocation", "Start-up"): a control plane that
+// refuses the credential (401: revoked, unknown, or not this data plane's name) makes the client
+// `refused` until a connection is accepted again; it says so in one log line, whatever the number
+// of attempts. `waitForCurrent` resolves once the control plane's current configuration is applied
+// (a snapshot event, or the catch-up heartbeat of the epoch the applied snapshot came from), so a
+// starting data plane decides nothing on an older persisted snapshot while the current one is a
+// connect away.
+//
 // Decision counts (decisionStats): after each heartbeat the client drains the data plane's
 // decision tally and posts it on the ack endpoint (`{ decisions }`), one report at a time. A
 // report that fails in transit or is refused for a passing reason goes back into the tally for
@@ -65,6 +73,9 @@ export interface ConfigStreamClientOptions {
   readonly maxEventBytes?: number;
 }
 
+/** How a wait for the current configuration ended. */
+export type CurrentOutcome = 'current' | 'refused' | 'unreachable';
+
 /**
  * `live`: connected, caught up, a byte within three heartbeats. `uncertain`: not connected or not
  * caught up yet, but heard from within three heartbeats. `stale`: silent for three heartbeats.
@@ -90,11 +101,55 @@ export class ConfigStreamClient {
   /** A decision report is on its way (one at a time). */
   #reporting: Promise<void> | undefined;
   readonly #staleAfterMs: number;
+  /** The control plane refused the credential on the last attempt (revoked, unknown, wrong). */
+  #refused = false;
+  #connected = false;
+  /** The control plane's current configuration was applied (since this client started). */
+  #current = false;
+  readonly #currentWaiters = new Set<(outcome: CurrentOutcome) => void>();
 
   constructor(options: ConfigStreamClientOptions) {
     this.#options = options;
     this.#logger = options.logger;
     this.#staleAfterMs = 3 * (options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+  }
+
+  /** The control plane refused the credential and has not accepted it since: revoked. */
+  get refused(): boolean {
+    return this.#refused;
+  }
+
+  /** A stream to the control plane is open. */
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  /** Milliseconds since the last byte from the control plane (or since the client was made). */
+  get silentMs(): number {
+    return performance.now() - this.#heardAt;
+  }
+
+  /** Milliseconds of silence after which the stream is stale (three heartbeats). */
+  get staleAfterMs(): number {
+    return this.#staleAfterMs;
+  }
+
+  /**
+   * Resolves `current` once the control plane's current configuration is applied, `refused` when
+   * the control plane refuses the credential, `unreachable` after `timeoutMs` (never without it).
+   */
+  waitForCurrent(timeoutMs?: number): Promise<CurrentOutcome> {
+    if (this.#current) return Promise.resolve('current');
+    return new Promise((resolve) => {
+      const finish = (outcome: CurrentOutcome) => {
+        clearTimeout(timer);
+        this.#currentWaiters.delete(finish);
+        resolve(outcome);
+      };
+      const timer =
+        timeoutMs === undefined ? undefined : setTimeout(() => finish('unreachable'), timeoutMs);
+      this.#currentWaiters.add(finish);
+    });
   }
 
   /** The highest kill seq this data plane applied or holds in its snapshot. */
@@ -122,7 +177,10 @@ export class ConfigStreamClient {
     return this.#version;
   }
 
-  /** Applies the persisted snapshot, if any; true when the data plane can serve from it. */
+  /**
+   * Applies the persisted snapshot to the store, if any (compiled, ready to serve); true when the
+   * data plane can serve from it. Whether it does is the caller's decision (start-up wait).
+   */
   async loadPersisted(): Promise<boolean> {
     const persisted = await loadSnapshot(this.#options.snapshotFile, this.#logger);
     if (!persisted) return false;
@@ -139,7 +197,7 @@ export class ConfigStreamClient {
     this.#advanceKillCursor(persisted.snapshot.killsThrough);
     this.#logger.info(
       { version: result.version, killsThrough: this.#killCursor },
-      'serving the persisted snapshot',
+      'persisted snapshot loaded; it serves only if the control plane is not reached in time',
     );
     return true;
   }
@@ -182,10 +240,13 @@ export class ConfigStreamClient {
       const abort = new AbortController();
       this.#abort = abort;
       try {
-        await this.#connect(abort.signal, () => {
+        const connected = await this.#connect(abort.signal, () => {
           attempt = 0;
         });
-        if (!this.#stopped) this.#problem('config stream ended by the control plane', 'warn', {});
+        // A refusal said so already: "ended" would make every retry log twice.
+        if (connected && !this.#stopped) {
+          this.#problem('config stream ended by the control plane', 'warn', {});
+        }
       } catch (error) {
         if (this.#stopped) break;
         this.#problem('config stream connection failed', 'warn', {
@@ -197,7 +258,8 @@ export class ConfigStreamClient {
     }
   }
 
-  async #connect(signal: AbortSignal, onConnected: () => void): Promise<void> {
+  /** One connection, until it ends; false when the control plane refused it. */
+  async #connect(signal: AbortSignal, onConnected: () => void): Promise<boolean> {
     const url = new URL(CONFIG_STREAM_PATH, this.#options.controlPlaneUrl);
     url.searchParams.set('since', String(this.#version));
     if (this.#epoch) url.searchParams.set('epoch', this.#epoch);
@@ -218,20 +280,21 @@ export class ConfigStreamClient {
     });
     if (response.statusCode !== 200) {
       const text = await response.body.text().catch(() => '');
-      if (response.statusCode === 401) {
-        this.#problem('control plane refused the data-plane credential', 'error', {
-          reasonCode: 'DATA_PLANE_CREDENTIAL_INVALID',
-          status: 401,
-        });
-      } else {
+      if (response.statusCode === 401) this.#onRefused();
+      else {
         this.#problem('config stream refused', 'warn', {
           status: response.statusCode,
           body: text.slice(0, 300),
         });
       }
-      return;
+      return false;
     }
     onConnected();
+    this.#connected = true;
+    if (this.#refused) {
+      this.#refused = false;
+      this.#logger.warn('control plane accepts the data-plane credential again; deciding again');
+    }
     this.#heardAt = performance.now();
     // Without kills there is no catch-up to wait for.
     if (!this.#options.applyKill) this.#caughtUp = true;
@@ -247,6 +310,7 @@ export class ConfigStreamClient {
         this.#caughtUp = true;
       } else if (event.event === HEARTBEAT_EVENT) {
         this.#caughtUp = true;
+        if (heartbeatEpoch(event.data) === this.#epoch) this.#markCurrent();
         this.#reportDecisions();
       }
       return undefined;
@@ -262,8 +326,34 @@ export class ConfigStreamClient {
       }
     } finally {
       this.#caughtUp = false;
+      this.#connected = false;
     }
     parser.end();
+    return true;
+  }
+
+  /**
+   * The control plane refused the credential: this data plane is revoked (or was never this
+   * name's). One error line for the whole refusal, however often the retries are refused.
+   */
+  #onRefused(): void {
+    if (!this.#refused) {
+      this.#refused = true;
+      this.#logger.error(
+        {
+          reasonCode: 'DATA_PLANE_CREDENTIAL_INVALID',
+          status: 401,
+          refusing: 'DATA_PLANE_REVOKED',
+        },
+        'control plane refused the data-plane credential: revoked; refusing every governed request',
+      );
+    }
+    for (const waiter of [...this.#currentWaiters]) waiter('refused');
+  }
+
+  #markCurrent(): void {
+    this.#current = true;
+    for (const waiter of [...this.#currentWaiters]) waiter('current');
   }
 
   #onKill(data: string): void {
@@ -323,6 +413,9 @@ export class ConfigStreamClient {
     }
     const epoch = /^([0-9a-f]{1,32}):\d+$/.exec(id)?.[1] ?? '';
     const result = this.#options.apply(snapshot);
+    // The control plane's current version: applied, or refused and the last good one kept (the
+    // same rules as any later snapshot).
+    this.#markCurrent();
     if (!result.applied) {
       if (snapshot.version > this.#version) {
         this.#logger.warn(
@@ -411,6 +504,16 @@ export class ConfigStreamClient {
         resolve();
       };
     });
+  }
+}
+
+/** The epoch a heartbeat names (undefined from a control plane that names none). */
+function heartbeatEpoch(data: string): string | undefined {
+  try {
+    const epoch = (JSON.parse(data) as { epoch?: unknown } | null)?.epoch;
+    return typeof epoch === 'string' && epoch !== '' ? epoch : undefined;
+  } catch {
+    return undefined;
   }
 }
 

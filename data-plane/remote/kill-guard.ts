@@ -30,7 +30,7 @@ export interface KillGuardOptions {
 }
 
 /** Paths a probe or scraper calls without acting for any agent. */
-const UNGUARDED = new Set(['/healthz', '/readyz', '/metrics']);
+export const UNGUARDED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 export class KillGuard {
   readonly #options: KillGuardOptions;
@@ -88,7 +88,7 @@ export class KillGuard {
         // The hot path: a live stream costs this comparison and no promise.
         if (
           this.#options.freshness() === 'live' ||
-          UNGUARDED.has(request.url.split('?')[0] ?? '')
+          UNGUARDED_PATHS.has(request.url.split('?')[0] ?? '')
         ) {
           done();
           return;

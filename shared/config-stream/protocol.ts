@@ -18,6 +18,11 @@ export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
 /** The SSE event carrying a whole snapshot as JSON, with id `<epoch>:<version>`. */
 export const SNAPSHOT_EVENT = 'snapshot';
+/**
+ * `{ version, epoch }`: the control plane's current version and epoch. The first one after a
+ * connect means "caught up"; a data plane holding a snapshot of the same epoch then holds the
+ * current configuration (another epoch: the control plane is building a version above it).
+ */
 export const HEARTBEAT_EVENT = 'heartbeat';
 /**
  * A kill delta (`AgentKillDelta`), id `kill:<seq>`: sent to every connected data plane when a kill

@@ -113,6 +113,20 @@ export const ERROR_CODES = {
       'A data plane that has lost the configuration stream for three heartbeats and cannot read the kill table refuses requests rather than serve an agent that may be killed.',
     hint: 'Check that the data plane reaches PostgreSQL (DATABASE_URL) and the control plane (--control-plane); it serves again as soon as either answers.',
   },
+  DATA_PLANE_REVOKED: {
+    status: 503,
+    message: 'this data plane was revoked: the control plane refuses its credential',
+    summary:
+      'A data plane whose credential the control plane refused (`agent-gateway data-plane revoke`, or a credential it does not know) is no longer part of the fleet: it decides nothing and answers /readyz 503.',
+    hint: 'Send the request to another data plane. To bring this one back, register it again (`agent-gateway data-plane register`) and restart it with the new credential, or check that --control-plane names the right control plane.',
+  },
+  DATA_PLANE_NOT_READY: {
+    status: 503,
+    message: 'this data plane is starting: it has not received the current configuration yet',
+    summary:
+      'A data plane that has just started decides nothing until the control plane has sent it the current configuration (or, when the control plane cannot be reached within AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS, it falls back to its persisted snapshot).',
+    hint: 'Retry in a few seconds, or send the request to a data plane whose /readyz answers 200.',
+  },
   AGENT_TOOLS_EXCEED_PARENT: {
     status: 400,
     message: 'allowed_tools names tools the parent agent {parentAgentId} may not use: {tools}',

@@ -169,7 +169,9 @@ if (!postgresUrl) {
       ['data-plane', '--control-plane', controlPlane.url, '--credential-file', wrong],
       { ...env, AGENT_GATEWAY_DATA_DIR: join(dpDir, 'impostor') },
     );
-    const line = await impostor.waitForLog('control plane refused the data-plane credential');
+    const line = await impostor.waitForLog(
+      'control plane refused the data-plane credential: revoked; refusing every governed request',
+    );
     expect(line.reasonCode).toBe('DATA_PLANE_CREDENTIAL_INVALID');
     await stop(impostor);
 
