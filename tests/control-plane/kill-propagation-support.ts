@@ -186,8 +186,14 @@ export interface SplitDeployment {
   readonly tenantId: string;
   readonly controlPlane: { cli: CliProcess; url: string };
   readonly dataPlanes: DataPlaneProcess[];
-  /** (Re)starts a data plane (after `stopDataPlane`). */
-  startDataPlane(plane: DataPlaneProcess): Promise<void>;
+  /**
+   * (Re)starts a data plane (after `stopDataPlane`), with `env` added, and resolves once it is
+   * ready (`until: 'listening'`: once it listens, ready or not).
+   */
+  startDataPlane(
+    plane: DataPlaneProcess,
+    options?: { env?: NodeJS.ProcessEnv; until?: 'ready' | 'listening' },
+  ): Promise<void>;
   stopDataPlane(plane: DataPlaneProcess): Promise<void>;
   close(): Promise<void>;
 }
@@ -230,7 +236,10 @@ export async function startSplitDeployment(options: {
     const proxy = await startTcpProxy(cpPort);
     dataPlanes.push({ name, dir, credentialFile, proxy, cli: undefined as never, url: '' });
   }
-  const startDataPlane = async (plane: DataPlaneProcess) => {
+  const startDataPlane = async (
+    plane: DataPlaneProcess,
+    start: { env?: NodeJS.ProcessEnv; until?: 'ready' | 'listening' } = {},
+  ) => {
     plane.cli = runCli(
       [
         'data-plane',
@@ -241,16 +250,16 @@ export async function startSplitDeployment(options: {
         '--name',
         plane.name,
       ],
-      { ...env, AGENT_GATEWAY_DATA_DIR: plane.dir },
+      { ...env, ...start.env, AGENT_GATEWAY_DATA_DIR: plane.dir },
     );
-    const ready = await plane.cli.waitForLog('ready', 90_000);
-    plane.url = ready.url as string;
+    const line = await plane.cli.waitForLog(start.until ?? 'ready', 90_000);
+    plane.url = line.url as string;
   };
   const stopDataPlane = async (plane: DataPlaneProcess) => {
     plane.cli.child.kill('SIGTERM');
     await plane.cli.exited;
   };
-  await Promise.all(dataPlanes.map(startDataPlane));
+  await Promise.all(dataPlanes.map((plane) => startDataPlane(plane)));
   return {
     schema,
     db,
