@@ -57,7 +57,8 @@ if (!postgresUrl) {
   ): Promise<{ cli: CliProcess; url: string }> => {
     const cli = runCli(
       ['data-plane', '--control-plane', controlPlaneUrl, '--credential-file', credentialFile],
-      { ...env, AGENT_GATEWAY_DATA_DIR: dpDir },
+      // Restarted while the control plane is down, it serves its persisted snapshot after this.
+      { ...env, AGENT_GATEWAY_DATA_DIR: dpDir, AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS: '1000' },
     );
     const ready = await cli.waitForLog('ready', 60_000);
     return { cli, url: ready.url as string };

@@ -241,7 +241,8 @@ function nextLog(
     dp3.proxy.cut();
     try {
       const { seq } = await kill(dp1, agent.publicKey);
-      await d.startDataPlane(dp3);
+      // The control plane unreachable: the persisted snapshot serves after this start-up bound.
+      await d.startDataPlane(dp3, { env: { AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS: '1000' } });
       const applied = await nextLog(
         dp3.cli,
         0,
