@@ -157,7 +157,7 @@ function nextLog(
     await Promise.all(ids.map((id) => upstream.started(id)));
 
     const { body } = await kill(d.dataPlanes[0] as DataPlaneProcess, agent.publicKey);
-    expect(body.propagation).toMatchObject({
+    expect(body.propagation, JSON.stringify(body)).toMatchObject({
       dataPlanes: 3,
       confirmed: 3,
       controlPlaneReached: true,
