@@ -1,5 +1,7 @@
-// In-flight forwards, by agent: each forward gets an AbortController, so killing an agent aborts
-// everything it has running (spec §1.11) instead of letting it finish. A killed agent is
+// In-flight executions, by agent: each forward, and each held call waiting for its approval (the
+// approval long-poll, the MCP proxy's held tools/call), gets an AbortController, so killing an
+// agent aborts everything it has running (spec §1.11) instead of letting it finish, and the kill's
+// `abortedExecutions` counts both: a held call is work of the agent in flight as much as a forward. A killed agent is
 // remembered for the life of the process (kills are final; an entry is a few bytes): a forward
 // that passed the killed check just before the kill landed, and begins only after it, starts
 // aborted instead of reaching the upstream.
@@ -38,7 +40,7 @@ export class ExecutionRegistry {
     };
   }
 
-  /** Aborts every in-flight forward of the agent; returns how many were aborted. */
+  /** Aborts every in-flight execution of the agent; returns how many were aborted. */
   abortAgent(agentId: AgentId, reason: string): number {
     const running = this.#byAgent.get(agentId);
     if (!running) return 0;
@@ -48,8 +50,8 @@ export class ExecutionRegistry {
   }
 
   /**
-   * The kill switch: aborts the agent's in-flight forwards and makes every later one start
-   * aborted. Returns how many were running.
+   * The kill switch: aborts the agent's in-flight forwards and held calls and makes every later
+   * one start aborted. Returns how many were running.
    */
   killAgent(agentId: AgentId, reason: string): number {
     this.#killed.set(agentId, reason);

@@ -266,6 +266,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     applier: killApplier,
     processName,
     propagationWaitMs: options.killPropagationWaitMs,
+    confirmationWaitMs: options.killAckWaitMs,
     logger,
   });
   // Started listening now, before anything serves, so no committed kill goes unnoticed; in role

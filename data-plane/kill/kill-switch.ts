@@ -4,6 +4,12 @@
 // a bounded time for the control plane's fan-out to report the propagation, audits agent.killed
 // once (durable before the answer), stores the answer and tells consoles.
 //
+// With the control plane away the kill still reaches every data plane, through the database:
+// each data plane hears AGENT_KILL_COMMITTED on the PostgreSQL event bus (and polls the kill table
+// while its stream is down), applies the kill from the table and says so (AGENT_KILL_CONFIRMED).
+// The receiver collects those confirmations while it waits; when its own stream says the control
+// plane is unreachable it waits only the acknowledgement time, not the full propagation wait.
+//
 // Idempotency: a completed kill answers its stored answer and changes nothing. A kill committed
 // but never completed (its receiver died, or is still waiting elsewhere) is completed by the next
 // request: after waiting for the other receiver's AGENT_CHANGED a bounded time, so a double click
@@ -60,6 +66,8 @@ export interface KillSwitchOptions {
   readonly processName: string;
   /** Bounded wait for the fan-out's propagation (default 2000 ms). */
   readonly propagationWaitMs?: number;
+  /** Wait for data planes' database-path confirmations when the control plane is away (250 ms). */
+  readonly confirmationWaitMs?: number;
   readonly logger: Logger;
 }
 
@@ -68,10 +76,17 @@ export class KillSwitch {
   readonly #waitMs: number;
   /** Kills being completed by this process, by agent id. */
   readonly #underWay = new Map<string, Promise<KillOutcome>>();
+  /** Whether this process's configuration stream is live; unset: assume it is. */
+  #controlPlaneLive: () => boolean = () => true;
 
   constructor(options: KillSwitchOptions) {
     this.#options = options;
     this.#waitMs = options.propagationWaitMs ?? DEFAULT_PROPAGATION_WAIT_MS;
+  }
+
+  /** A data plane tells the kill switch how to know the control plane is unreachable. */
+  setControlPlaneLive(live: () => boolean): void {
+    this.#controlPlaneLive = live;
   }
 
   /** Kills the agent; AGENT_NOT_FOUND (by public key) or NOT_FOUND (by id) outside the tenant. */
@@ -109,8 +124,13 @@ export class KillSwitch {
     const agentId = asAgentId(kill.agentId);
     const reference = { id: kill.id, seq: kill.seq, agentId };
     // Subscribed before the commit is announced: the propagation cannot slip past.
+    const waitMs = this.#controlPlaneLive()
+      ? this.#waitMs
+      : Math.min(this.#waitMs, this.#options.confirmationWaitMs ?? 250);
+    const confirmations = new Map<string, number>();
+    const stopConfirmations = this.#collectConfirmations(kill.id, confirmations);
     const propagated =
-      kill.propagation === null ? this.#awaitPropagation(kill.id) : Promise.resolve(null);
+      kill.propagation === null ? this.#awaitPropagation(kill.id, waitMs) : Promise.resolve(null);
     const { aborted: abortedHere } = applier.apply(killDeltaOf(kill, []));
     // Read while the propagation is awaited: the ids the audit entry lists.
     const revokedIds = listKillRevokedIds(db, kill);
@@ -129,7 +149,9 @@ export class KillSwitch {
     if (kill.propagation === null) {
       events.publish({ type: EVENT_TYPES.AGENT_KILL_COMMITTED, tenantId, kill: reference });
     }
-    const propagation = kill.propagation ?? (await propagated) ?? this.#receiverOnly();
+    const fannedOut = kill.propagation ?? (await propagated) ?? this.#receiverOnly();
+    await stopConfirmations();
+    const propagation = withConfirmations(fannedOut, confirmations);
     const abortedExecutions = abortedHere + propagation.abortedExecutions;
     const answerPropagation = {
       dataPlanes: propagation.dataPlanes,
@@ -227,13 +249,35 @@ export class KillSwitch {
   }
 
   /** The fan-out's propagation of this kill, or null after the bounded wait. */
-  #awaitPropagation(killId: string): Promise<KillPropagation | null> {
+  #awaitPropagation(killId: string, waitMs: number): Promise<KillPropagation | null> {
     const subscription = this.#options.events.subscribe(
       (event) => event.type === EVENT_TYPES.AGENT_KILL_PROPAGATED && event.kill.id === killId,
     );
-    return firstWithin(subscription, this.#waitMs).then((event) =>
+    return firstWithin(subscription, waitMs).then((event) =>
       event?.type === EVENT_TYPES.AGENT_KILL_PROPAGATED ? event.propagation : null,
     );
+  }
+
+  /**
+   * Collects the data planes' database-path confirmations of this kill (name → aborted) until the
+   * returned function is called.
+   */
+  #collectConfirmations(killId: string, into: Map<string, number>): () => Promise<void> {
+    const subscription = this.#options.events.subscribe(
+      (event) => event.type === EVENT_TYPES.AGENT_KILL_CONFIRMED && event.kill.id === killId,
+    );
+    const own = this.#options.processName;
+    const collecting = (async () => {
+      for await (const event of subscription) {
+        if (event.type !== EVENT_TYPES.AGENT_KILL_CONFIRMED) continue;
+        const { by, aborted } = event.confirmation;
+        if (by !== own) into.set(by, (into.get(by) ?? 0) + aborted);
+      }
+    })();
+    return async () => {
+      await subscription.return?.();
+      await collecting.catch(() => {});
+    };
   }
 
   /** Waits for another receiver's AGENT_CHANGED of this agent; its stored answer, or null. */
@@ -265,6 +309,31 @@ export class KillSwitch {
       controlPlaneReached: false,
     };
   }
+}
+
+/**
+ * The fan-out's propagation with the database-path confirmations added: a data plane the control
+ * plane did not hear from in time (or at all) but which applied the kill from the table is
+ * confirmed all the same, and what it aborted is counted (an abort happens once, on one path).
+ */
+function withConfirmations(
+  propagation: KillPropagation,
+  confirmations: ReadonlyMap<string, number>,
+): KillPropagation {
+  if (confirmations.size === 0) return propagation;
+  const confirmedBy = [...propagation.confirmedBy];
+  let aborted = propagation.abortedExecutions;
+  for (const [name, count] of confirmations) {
+    aborted += count;
+    if (!confirmedBy.includes(name)) confirmedBy.push(name);
+  }
+  return {
+    ...propagation,
+    dataPlanes: Math.max(propagation.dataPlanes, confirmedBy.length),
+    confirmed: confirmedBy.length,
+    confirmedBy,
+    abortedExecutions: aborted,
+  };
 }
 
 /** The first event of the subscription within `ms`, or undefined; the subscription is ended. */

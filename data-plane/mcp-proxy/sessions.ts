@@ -5,7 +5,9 @@
 //
 // Bounded: at most `maxSessions` live (the least recently used is closed first), and a session
 // idle for `idleMs` is closed by the sweep. A killed agent's sessions are closed at once
-// (`closeAgent`, called by the kill applier). In-flight counts per session and per agent are the
+// (`closeAgent`, called by the kill applier) and their ids remembered (as many as sessions may be
+// open, for the idle period), so a client still using one is told AGENT_REVOKED rather than that
+// its session is unknown: a 404 invites it to start a new session, which would be refused anyway. In-flight counts per session and per agent are the
 // concurrency limits of issue 14 item 8.
 import { randomUUID } from 'node:crypto';
 import type { AgentId, TenantId } from '../../shared/ids.js';
@@ -50,11 +52,21 @@ export const SESSION_DEFAULTS: SessionLimits = {
 
 export type Admission = 'ok' | 'session' | 'agent';
 
+/** Whose session a killed agent's closed session id was. */
+export interface RevokedSession {
+  readonly tenantId: TenantId;
+  readonly agentId: AgentId;
+  readonly serverId: string;
+  readonly closedMs: number;
+}
+
 export class ProxySessions {
   readonly limits: SessionLimits;
   /** Insertion order is recency order (a use moves a session to the end). */
   readonly #byId = new Map<string, ProxySession>();
   readonly #inFlightByAgent = new Map<AgentId, number>();
+  /** Sessions closed by a kill, oldest first. */
+  readonly #revoked = new Map<string, RevokedSession>();
   #sweep: NodeJS.Timeout | undefined;
 
   readonly #onCount: ((open: number) => void) | undefined;
@@ -110,6 +122,11 @@ export class ProxySessions {
     return session;
   }
 
+  /** The killed agent a session id belonged to, while it is remembered. */
+  revokedSession(id: string): RevokedSession | undefined {
+    return this.#revoked.get(id);
+  }
+
   /** Counts a call in, unless the session or the agent is at its limit. */
   admit(session: ProxySession): Admission {
     if (session.inFlight >= this.limits.perSessionInFlight) return 'session';
@@ -142,6 +159,16 @@ export class ProxySessions {
     for (const session of [...this.#byId.values()]) {
       if (session.tenantId === tenantId && session.agentId === agentId) {
         this.close(session);
+        this.#revoked.set(session.id, {
+          tenantId: session.tenantId,
+          agentId: session.agentId,
+          serverId: session.serverId,
+          closedMs: Date.now(),
+        });
+        if (this.#revoked.size > this.limits.maxSessions) {
+          const oldest = this.#revoked.keys().next().value;
+          if (oldest !== undefined) this.#revoked.delete(oldest);
+        }
         closed += 1;
       }
     }
@@ -158,6 +185,10 @@ export class ProxySessions {
     const before = Date.now() - this.limits.idleMs;
     for (const session of [...this.#byId.values()]) {
       if (session.lastUsedMs < before && session.inFlight === 0) this.close(session);
+    }
+    for (const [id, revoked] of this.#revoked) {
+      if (revoked.closedMs >= before) break;
+      this.#revoked.delete(id);
     }
   }
 }

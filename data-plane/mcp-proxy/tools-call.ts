@@ -218,19 +218,31 @@ class ProxyOutlet implements DecisionOutlet {
         `An operator decides it with approveApproval or rejectApproval (GraphQL ${deps.publicUrl.get()}/graphql); waiting up to ${Math.round(tenant.policy.approvalWaitMs / 1000)} s.`,
       { approvalId, ruleId: held.ruleId, policy: held.policy, expiresAt: approval.expiresAt },
     );
-    const status = await waitForDecision(
-      deps,
-      tenant.id,
-      approvalId,
-      tenant.policy.approvalWaitMs,
-      AbortSignal.any([session.closed.signal, closedSignal(stream)]),
-      () => stream.keepAlive(),
-    );
-    if (stream.closed) return this.#resolve();
-    if (status === 'pending') return this.#pending(approvalId);
-    this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
-    // Decided: the call goes through governance again, now with its approval.
+    // The held call is one of the agent's executions: a kill wakes it and counts it.
+    const execution = deps.executions.begin(session.agentId);
+    let status: string;
+    try {
+      status = await waitForDecision(
+        deps,
+        tenant.id,
+        approvalId,
+        tenant.policy.approvalWaitMs,
+        AbortSignal.any([session.closed.signal, closedSignal(stream), execution.signal]),
+        () => stream.keepAlive(),
+      );
+    } finally {
+      execution.end();
+    }
     const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
+    // Killed while held: governance again answers the audited AGENT_REVOKED, not the rejection
+    // the kill wrote on the approval (nor APPROVAL_PENDING for the wait it cut short).
+    const killed = execution.signal.aborted || current.agents.get(session.agentId)?.killed === true;
+    if (!killed) {
+      if (stream.closed) return this.#resolve();
+      if (status === 'pending') return this.#pending(approvalId);
+      this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
+    }
+    // Decided: the call goes through governance again, now with its approval.
     const again: Exchange = {
       outlet: this,
       tenant: current,

@@ -11,6 +11,8 @@ export const EVENT_TYPES = {
   AGENT_KILL_COMMITTED: 'agent.kill.committed',
   /** The control plane's fan-out reached the data planes (or gave up waiting for some). */
   AGENT_KILL_PROPAGATED: 'agent.kill.propagated',
+  /** A data plane applied a kill it read from the database (the path that needs no control plane). */
+  AGENT_KILL_CONFIRMED: 'agent.kill.confirmed',
   /** An agent was spawned, or its kill completed: what consoles' agentEvents subscription shows. */
   AGENT_CHANGED: 'agent.changed',
   /** An upstream changed a pinned tool's definition: the tool is held (docs/tool-pinning.md). */
@@ -74,6 +76,14 @@ export interface AgentKillPropagatedEvent {
   readonly propagation: KillPropagation;
 }
 
+export interface AgentKillConfirmedEvent {
+  readonly type: typeof EVENT_TYPES.AGENT_KILL_CONFIRMED;
+  readonly tenantId: TenantId;
+  readonly kill: KillReference;
+  /** The data plane's name and the executions it aborted applying the kill. */
+  readonly confirmation: { readonly by: string; readonly aborted: number };
+}
+
 export interface AgentChangedEvent {
   readonly type: typeof EVENT_TYPES.AGENT_CHANGED;
   readonly tenantId: TenantId;
@@ -102,6 +112,7 @@ export type GatewayEvent =
   | ApprovalEvent
   | AgentKillCommittedEvent
   | AgentKillPropagatedEvent
+  | AgentKillConfirmedEvent
   | AgentChangedEvent;
 
 export interface EventBus {

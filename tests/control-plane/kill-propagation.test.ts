@@ -157,7 +157,7 @@ function nextLog(
     await Promise.all(ids.map((id) => upstream.started(id)));
 
     const { body } = await kill(d.dataPlanes[0] as DataPlaneProcess, agent.publicKey);
-    expect(body.propagation).toMatchObject({
+    expect(body.propagation, JSON.stringify(body)).toMatchObject({
       dataPlanes: 3,
       confirmed: 3,
       controlPlaneReached: true,
@@ -187,11 +187,13 @@ function nextLog(
       (line) => line.msg === 'data plane disconnected' && line.dataPlane === 'dp-3',
       'control plane sees dp-3 gone',
     );
-    const { body, seq } = await kill(dp1, agent.publicKey);
-    expect(body.propagation).toMatchObject({ dataPlanes: 2, confirmed: 2 });
-    expect([...body.propagation.confirmedBy].sort()).toEqual(['dp-1', 'dp-2']);
-
     const dpFrom = dp3.cli.stdout.length;
+    const { body, seq } = await kill(dp1, agent.publicKey);
+    // The control plane reaches dp-1 and dp-2; dp-3 hears of the kill through PostgreSQL (the
+    // event bus), applies it from the table and confirms on the bus: the answer names it too.
+    expect(body.propagation).toMatchObject({ controlPlaneReached: true });
+    expect(body.propagation.confirmedBy).toEqual(expect.arrayContaining(['dp-1', 'dp-2']));
+
     dp3.proxy.restore();
     // The first request after the reconnect is refused: the kill comes first.
     expect(await inspect(dp3, agent.id)).toEqual({ status: 403, reasonCode: 'AGENT_REVOKED' });
@@ -219,8 +221,9 @@ function nextLog(
         'dp-3 notices the silence',
       );
       const { body, seq } = await kill(dp1, agent.publicKey);
-      // Still connected as far as the control plane knows, but it cannot confirm.
-      expect(body.propagation.confirmedBy).not.toContain('dp-3');
+      // Still connected as far as the control plane knows, but it cannot confirm on the stream:
+      // it applies the kill from the table (the bus announced it) and confirms on the bus.
+      expect(body.propagation.confirmedBy).toEqual(expect.arrayContaining(['dp-1', 'dp-2']));
       expect(await inspect(dp3, agent.id)).toEqual({ status: 403, reasonCode: 'AGENT_REVOKED' });
       const { line } = await nextLog(
         dp3.cli,
@@ -254,6 +257,56 @@ function nextLog(
       expect(await inspect(dp3, agent.id)).toEqual({ status: 403, reasonCode: 'AGENT_REVOKED' });
     } finally {
       dp3.proxy.restore();
+    }
+  }, 120_000);
+
+  // Last: it stops the control plane.
+  it('with the control plane stopped, a kill at dp-1 is refused by dp-2 and dp-3 within 2 s, and names who confirmed', async () => {
+    const agent = await newAgent('cp-down');
+    const [dp1, dp2, dp3] = d.dataPlanes as [DataPlaneProcess, DataPlaneProcess, DataPlaneProcess];
+    d.controlPlane.cli.child.kill('SIGTERM');
+    await d.controlPlane.cli.exited;
+    const started = Date.now();
+    const refusedMs: Record<string, number> = {};
+    const killing = kill(dp1, agent.publicKey);
+    // Polled while the kill is under way: from its start, each of them refuses within the bound.
+    await Promise.all(
+      [dp2, dp3].map(async (plane) => {
+        await until(
+          () => inspect(plane, agent.id),
+          (r) => r.status === 403 && r.reasonCode === 'AGENT_REVOKED',
+          `${plane.name} refuses the killed agent`,
+          // Generous for a loaded machine; the guarantee (2 s) and the usual time are below.
+          10_000,
+        );
+        refusedMs[plane.name] = Date.now() - started;
+      }),
+    );
+    const { body } = await killing;
+    const answeredMs = Date.now() - started;
+    expect(body.propagation.controlPlaneReached).toBe(false);
+    expect(body.propagation.confirmedBy).toContain('dp-1');
+    for (const plane of [dp2, dp3]) {
+      expect(await inspect(plane, agent.id)).toEqual({ status: 403, reasonCode: 'AGENT_REVOKED' });
+    }
+    console.info(
+      'control plane down: kill answered in',
+      answeredMs,
+      'ms; refused at',
+      refusedMs,
+      'confirmed by',
+      body.propagation.confirmedBy,
+    );
+    // Each of them applied the kill from the database and confirmed it (named in the answer when
+    // within the wait); their own logs say so either way.
+    for (const plane of [dp2, dp3]) {
+      await nextLog(
+        plane.cli,
+        0,
+        (line) =>
+          line.msg === 'kill delta applied' && line.source === 'table' && line.agentId === agent.id,
+        `${plane.name} applied the kill from the table`,
+      );
     }
   }, 120_000);
 });

@@ -251,13 +251,9 @@ describeEachDatabase('MCP proxy authentication', (kind) => {
       );
       expect(killed.status).toBe(200);
       const before = seen(upstream);
-      // At once (the kill's own overlay, before any snapshot): the session is gone and a new
+      // At once (the kill's own overlay, before any snapshot): the session answers AGENT_REVOKED and a new
       // one is refused with an audited AGENT_REVOKED.
-      expectRefusal(
-        await mcpFetch(proxyUrl, { body: toolsList(), headers }),
-        404,
-        'MCP_SESSION_NOT_FOUND',
-      );
+      expectRefusal(await mcpFetch(proxyUrl, { body: toolsList(), headers }), 403, 'AGENT_REVOKED');
       const reopened = await mcpFetch(proxyUrl, {
         body: initializeMessage(),
         headers: bearer(token),
@@ -268,8 +264,14 @@ describeEachDatabase('MCP proxy authentication', (kind) => {
         code: -32001,
         data: { reasonCode: 'AGENT_REVOKED' },
       });
-      const audit = await findAuditEntry(gateway.db, reopened.body.error.data.auditId);
-      expect(audit).toMatchObject({ metadata: { decision: 'deny', reasonCode: 'AGENT_REVOKED' } });
+      // Audited once as the first refusal of the minute (the session's), the rest counted.
+      const refusals = await gateway.db.query<{ id: string }>(
+        `select id from audit_entries where action = 'auth.refused' and "resourceId" = $1`,
+        [agent.id],
+      );
+      expect(refusals).toHaveLength(1);
+      const audit = await findAuditEntry(gateway.db, refusals[0]!.id);
+      expect(audit).toMatchObject({ metadata: { reasonCode: 'AGENT_REVOKED' } });
       // Once the kill's snapshot is served, the token itself is refused (revoked).
       await gateway.sync();
       const afterSync = await mcpFetch(proxyUrl, {

@@ -1,7 +1,7 @@
 // The kill switch and the MCP proxy (issue 14 item 8): an agent's call in flight at the upstream
 // (its `block` tool answers only when cancelled) when POST /api/v2/infrastructure/agents/{key}/kill
 // arrives. The call ends at once with a JSON-RPC error MCP_UPSTREAM_ABORTED, the upstream sees its
-// connection close and its session deleted, the agent's proxy session is gone (404), and a new
+// connection close and its session deleted, the agent's proxy session answers 403 AGENT_REVOKED from then on, and a new
 // initialize is refused with AGENT_REVOKED, audited as a refusal (auth.refused). Another agent's session is untouched.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -86,10 +86,19 @@ describeEachDatabase('MCP proxy and the kill switch', (kind) => {
     await expect.poll(() => upstream.liveSessions.length).toBe(upstreamSessionsBefore - 1);
     expect(upstream.log.some((entry) => entry.httpMethod === 'DELETE')).toBe(true);
 
-    // The session is closed; a new one is refused, audited.
+    // The session is closed: every later call on it answers 403 AGENT_REVOKED (not an unknown
+    // session, which would invite a new one), audited as a refusal; a new one is refused, audited.
     const requestsBefore = upstream.log.length;
+    for (const body of [toolsList(), toolsCall('echo', { text: 'after' })]) {
+      const refused = await mcpFetch(proxyUrl, { body, headers });
+      expectRefusal(refused, 403, 'AGENT_REVOKED');
+    }
+    // Another agent presenting the killed session's id learns nothing: 404 as for any unknown id.
     expectRefusal(
-      await mcpFetch(proxyUrl, { body: toolsList(), headers }),
+      await mcpFetch(proxyUrl, {
+        body: toolsList(),
+        headers: { ...headers, ...apiKeyHeaders(gateway.tenant.key, bystander.id) },
+      }),
       404,
       'MCP_SESSION_NOT_FOUND',
     );
@@ -100,7 +109,13 @@ describeEachDatabase('MCP proxy and the kill switch', (kind) => {
       id: 7,
       error: { code: -32001, data: { reasonCode: 'AGENT_REVOKED' } },
     });
-    const audit = await findAuditEntry(gateway.db, reopened.body.error.data.auditId);
+    // The first refusal of the minute is its own `auth.refused` entry; the rest are counted.
+    const refusals = await gateway.db.query<{ id: string }>(
+      `select id from audit_entries where action = 'auth.refused' and "resourceId" = $1`,
+      [victim.id],
+    );
+    expect(refusals).toHaveLength(1);
+    const audit = await findAuditEntry(gateway.db, refusals[0]!.id);
     expect(audit).toMatchObject({
       tenantId: gateway.tenant.id,
       action: 'auth.refused',

@@ -290,9 +290,21 @@ function findSession(proxy: McpProxy, request: ProxyRequest): ProxySession {
     throw gatewayError('MCP_SESSION_REQUIRED', { problem: 'send initialize first' });
   }
   const session = proxy.deps.sessions.get(id);
-  if (!session) throw gatewayError('MCP_SESSION_NOT_FOUND', { sessionId: id.slice(0, 100) });
   const caller = request.mcpCaller!;
   const { serverId } = request.params as { serverId: string };
+  if (!session) {
+    // A session the kill closed, used by its own agent: told why, on every later call.
+    const revoked = proxy.deps.sessions.revokedSession(id);
+    if (
+      revoked?.tenantId === caller.tenantId &&
+      revoked.agentId === caller.agentId &&
+      revoked.serverId === serverId
+    ) {
+      const refused = gatewayError('AGENT_REVOKED', { agentId: caller.agentId });
+      throw markRefusal(refused, refusedAgent(caller));
+    }
+    throw gatewayError('MCP_SESSION_NOT_FOUND', { sessionId: id.slice(0, 100) });
+  }
   if (
     session.tenantId !== caller.tenantId ||
     session.agentId !== caller.agentId ||

@@ -3,17 +3,25 @@
 // goes away. The poll subscribes to `approval.resolved` on the event bus before it reads, so a
 // decision made in any process sharing the bus (the control plane, another gateway) wakes it at
 // once; it re-reads the row only when woken, never on a timer.
+//
+// A killed agent's approvals answer 403 AGENT_REVOKED (audited as a bounded refusal), not the
+// `rejected` the kill wrote: the poller is told why its call will never run, in the same words as
+// every other refusal of the agent. A long-poll in progress counts as one of the agent's
+// executions, so the kill wakes it at once and its `abortedExecutions` counts it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { markRefusal } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import type { EventBus } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { type ApprovalId, asApprovalId, type TenantId } from '../../../shared/ids.js';
+import { asApprovalId, type TenantId } from '../../../shared/ids.js';
 import { type ApprovalRecord, findApproval } from '../../../storage/approvals.js';
 import type { Database } from '../../../storage/database.js';
 import { waitForApprovalDecision } from '../../approval-wait.js';
+import type { ExecutionRegistry } from '../../executions.js';
 import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema, sendError } from '../../plugins/errors.js';
+import { refusedAgent } from '../../plugins/refusals.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 
 export const APPROVAL_PATH = '/api/v1/mcp/gateway/approvals/:id';
@@ -22,6 +30,8 @@ export interface ApprovalRoutesDependencies {
   readonly store: SnapshotStore;
   readonly db: Database;
   readonly events: Pick<EventBus, 'subscribe'>;
+  /** The kill switch's registry: a long-poll is one of the agent's executions. */
+  readonly executions?: Pick<ExecutionRegistry, 'begin'> | undefined;
   /** Longest `wait` of the long-poll, in seconds (default 30). */
   readonly maxWaitSeconds?: number | undefined;
   readonly onKeyUse?: KeyUseListener | undefined;
@@ -73,7 +83,7 @@ async function registerApprovalRoute(
           properties: { wait: { type: 'number', minimum: 0, maximum: 3600 } },
           additionalProperties: false,
         },
-        response: { 200: approvalSchema, 404: errorBodySchema },
+        response: { 200: approvalSchema, 403: errorBodySchema, 404: errorBodySchema },
       },
     },
     (request, reply) => readApproval(deps, closing.signal, request, reply),
@@ -92,10 +102,12 @@ async function readApproval(
     (request.query as { wait?: number }).wait ?? 0,
     deps.maxWaitSeconds ?? 30,
   );
-  const approval =
-    waitSeconds > 0
-      ? await waitForDecision(deps, tenant.id, id, waitSeconds, reply, closing)
-      : await findApproval(deps.db, tenant.id, id);
+  let approval = await findApproval(deps.db, tenant.id, id);
+  if (approval && isKilled(deps, tenant.id, approval)) throw agentRevoked(tenant.id, approval);
+  if (approval && waitSeconds > 0) {
+    approval = await waitForDecision(deps, approval, waitSeconds, reply, closing);
+    if (approval && isKilled(deps, tenant.id, approval)) throw agentRevoked(tenant.id, approval);
+  }
   // The server stopped accepting connections before this answer: without `close`, the client's
   // keep-alive socket would hold the shutdown until its idle timeout.
   if (closing.aborted) reply.header('connection', 'close');
@@ -105,14 +117,30 @@ async function readApproval(
   return approvalView(approval);
 }
 
+/** Whether the approval's agent is killed (the store's kill overlay, applied at the kill). */
+function isKilled(
+  deps: ApprovalRoutesDependencies,
+  tenantId: TenantId,
+  approval: ApprovalRecord,
+): boolean {
+  return deps.store.current?.tenants.get(tenantId)?.agents.get(approval.agentId)?.killed === true;
+}
+
+/** 403 AGENT_REVOKED, marked for the edge's bounded refusal audit under the agent. */
+function agentRevoked(tenantId: TenantId, approval: ApprovalRecord) {
+  return markRefusal(
+    gatewayError('AGENT_REVOKED', { agentId: approval.agentId }),
+    refusedAgent({ tenantId, agentId: approval.agentId }),
+  );
+}
+
 /**
- * Reads the approval until it is no longer pending, it expires, the wait ends, the client leaves
- * or the server closes.
+ * Reads the approval until it is no longer pending, it expires, the wait ends, the client leaves,
+ * the server closes or the agent is killed.
  */
 async function waitForDecision(
   deps: ApprovalRoutesDependencies,
-  tenantId: TenantId,
-  id: ApprovalId,
+  approval: ApprovalRecord,
   waitSeconds: number,
   reply: FastifyReply,
   closing: AbortSignal,
@@ -120,15 +148,17 @@ async function waitForDecision(
   const clientGone = new AbortController();
   const onClose = () => clientGone.abort();
   reply.raw.once('close', onClose);
+  const execution = deps.executions?.begin(approval.agentId);
   try {
     return await waitForApprovalDecision(
       deps,
-      tenantId,
-      id,
+      approval.tenantId,
+      approval.id,
       waitSeconds * 1000,
-      AbortSignal.any([clientGone.signal, closing]),
+      AbortSignal.any([clientGone.signal, closing, ...(execution ? [execution.signal] : [])]),
     );
   } finally {
+    execution?.end();
     reply.raw.off('close', onClose);
   }
 }

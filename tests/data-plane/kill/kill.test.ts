@@ -7,11 +7,13 @@
 // receiver died after the commit is completed by the next request — agent.killed audited once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
+import type { AgentId } from '../../../shared/ids.js';
 import { commitKill } from '../../../storage/agent-kills.js';
 import { verifyAsThirdParty } from '../../support/agentiam.js';
 import { verifyChainOverHttp } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody } from '../../support/gateway.js';
+import { until } from '../../support/until.js';
 import {
   introspect,
   type KillScene,
@@ -34,7 +36,7 @@ describeEachDatabase('kill switch', (kind) => {
     let victim: Victim;
     let answer: { status: number; body: Record<string, unknown> };
     let inFlight: Promise<{ status: number; body: Record<string, unknown> }>;
-    let longPoll: Promise<Record<string, unknown>>;
+    let longPoll: Promise<{ status: number; body: Record<string, unknown> }>;
     let approvalId: string;
 
     beforeAll(async () => {
@@ -51,10 +53,19 @@ describeEachDatabase('kill switch', (kind) => {
       approvalId = (held.body.approval as { id: string }).id;
       longPoll = fetch(`${gateway.url}/api/v1/mcp/gateway/approvals/${approvalId}?wait=60`, {
         headers: { authorization: `Bearer ${scene.executeKey}` },
-      }).then(async (response) => (await response.json()) as Record<string, unknown>);
+      }).then(async (response) => ({
+        status: response.status,
+        body: (await response.json()) as Record<string, unknown>,
+      }));
       // A call in flight: the upstream's `block` tool answers only when cancelled.
       inFlight = gateway.inspect(inspectBody(victim.id, { tool: 'block', mode: 'production' }));
       await upstream.waitForCalls('block', 1);
+      // Both are the agent's executions in flight: the forward and the held call's wait.
+      await until(
+        async () => gateway.runtime.executions.inFlight(victim.id as AgentId),
+        (count) => count === 2,
+        'the forward and the long-poll in flight',
+      );
       answer = await postKill(
         gateway,
         victim.key.publicKeyMultibase,
@@ -76,7 +87,8 @@ describeEachDatabase('kill switch', (kind) => {
         reason: 'incident 42',
         revoked: { credentials: 1, delegations: 1, oauthClients: 1, tokens: 1 },
         rejectedApprovals: 1,
-        abortedExecutions: 1,
+        // The forward and the held call's long-poll it ended.
+        abortedExecutions: 2,
         auditId: kill.auditId,
         propagation: {
           dataPlanes: 1,
@@ -102,8 +114,21 @@ describeEachDatabase('kill switch', (kind) => {
       await scene.upstream.waitForClosedByClient(1);
     });
 
-    it('ended the held call’s long-poll: the approval is rejected by the kill switch', async () => {
-      expect(await longPoll).toMatchObject({ id: approvalId, status: 'rejected' });
+    it('ended the held call’s long-poll with 403 AGENT_REVOKED; the approval is rejected by the kill switch', async () => {
+      const ended = await longPoll;
+      expect(ended.status).toBe(403);
+      expect(ended.body).toMatchObject({ reasonCode: 'AGENT_REVOKED' });
+      // A later read (with or without a wait) answers the same, audited as a bounded refusal.
+      const again = await fetch(
+        `${scene.gateway.url}/api/v1/mcp/gateway/approvals/${approvalId}?wait=5`,
+        { headers: { authorization: `Bearer ${scene.executeKey}` } },
+      );
+      expect(again.status).toBe(403);
+      expect(((await again.json()) as { reasonCode: string }).reasonCode).toBe('AGENT_REVOKED');
+      const refusals = await scene.gateway.db.prisma.auditEntry.count({
+        where: { action: 'auth.refused', resourceId: victim.id },
+      });
+      expect(refusals).toBeGreaterThanOrEqual(1);
       const row = await scene.gateway.db.prisma.approval.findUniqueOrThrow({
         where: { id: approvalId },
       });
@@ -166,7 +191,7 @@ describeEachDatabase('kill switch', (kind) => {
         reason: 'incident 42',
         revoked: { credentials: 1, delegations: 1, oauthClients: 1, tokens: 1 },
         rejectedApprovals: 1,
-        abortedExecutions: 1,
+        abortedExecutions: 2,
         propagation: { confirmedBy: ['local'] },
       });
       const kills = await scene.gateway.db.prisma.agentKill.count({
