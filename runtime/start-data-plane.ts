@@ -9,9 +9,11 @@
 // kill table (data-plane/remote/kill-guard.ts).
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { findDataPlaneName } from '../control-plane/stream/credentials.js';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
 import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
+import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 import type { Database } from '../storage/database.js';
 import { readKillDeltasAfter } from '../storage/kill-deltas.js';
 import type { GatewayConfig } from './config.js';
@@ -28,6 +30,11 @@ export interface StartDataPlaneOptions {
 export interface RunningDataPlane extends RunningProcess {
   readonly client: ConfigStreamClient;
   readonly killGuard: KillGuard;
+  /**
+   * Settles when the data plane must stop serving for good (its control plane has another public
+   * URL): the CLI prints the error, closes the process and exits 1. Never rejects.
+   */
+  readonly fatal: Promise<GatewayError>;
 }
 
 export async function startDataPlane(
@@ -37,6 +44,11 @@ export async function startDataPlane(
   const { logger } = options;
   const snapshotFile = join(config.dataDir, SNAPSHOT_FILE);
   let client: ConfigStreamClient | undefined;
+  let onFatal!: (error: GatewayError) => void;
+  const fatal = new Promise<GatewayError>((resolve) => {
+    onFatal = resolve;
+  });
+  let name = options.name;
   let killGuard: KillGuard | undefined;
   // The database is the skeleton's; it reaches this plan when the process listens. A request
   // guarded before then waits for it.
@@ -47,6 +59,25 @@ export async function startDataPlane(
   const running = await startProcess(config, logger, {
     role: 'data-plane',
     processName: options.name,
+    // The registered name is this process's name in kills and audit entries; a --name that is
+    // not the credential's stops the start here rather than being refused on every connection.
+    async resolveProcessName(db) {
+      let registered: string | undefined;
+      try {
+        registered = await findDataPlaneName(db, options.credential);
+      } catch (error) {
+        logger.warn({ err: error }, 'cannot read the registered data-plane name; using --name');
+        return options.name;
+      }
+      if (registered !== undefined && options.name !== undefined && registered !== options.name) {
+        throw gatewayError('DATA_PLANE_NAME_MISMATCH', {
+          given: JSON.stringify(options.name),
+          registered: JSON.stringify(registered),
+        });
+      }
+      name = registered ?? options.name;
+      return name;
+    },
     initialReadiness: 'waiting for the first configuration snapshot',
     async prepare(runtime) {
       const { store, metrics, killApplier } = runtime;
@@ -54,6 +85,8 @@ export async function startDataPlane(
         controlPlaneUrl: options.controlPlaneUrl,
         credential: options.credential,
         name: options.name,
+        publicUrl: config.publicUrl,
+        onFatal,
         snapshotFile,
         logger,
         heartbeatMs: config.streamHeartbeatMs,
@@ -76,7 +109,16 @@ export async function startDataPlane(
       guard.install(runtime.app);
     },
     async start({ runtime, db, url, readiness }) {
-      logger.info({ url, controlPlane: options.controlPlaneUrl, snapshotFile }, 'configuration');
+      logger.info(
+        {
+          url,
+          publicUrl: runtime.publicUrl.get(),
+          name,
+          controlPlane: options.controlPlaneUrl,
+          snapshotFile,
+        },
+        'configuration',
+      );
       const { store } = runtime;
       haveDatabase(db);
       // Kills committed while this process was down, applied before it is ready. Without a
@@ -98,5 +140,5 @@ export async function startDataPlane(
       await client?.stop();
     },
   });
-  return { ...running, client: client!, killGuard: killGuard! };
+  return { ...running, client: client!, killGuard: killGuard!, fatal };
 }

@@ -12,6 +12,7 @@ import { createAgent } from '../../control-plane/services/agents.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
 
@@ -35,6 +36,7 @@ afterEach(killCliProcesses);
       DATABASE_URL: postgresUrl,
       AGENT_GATEWAY_DB_SCHEMA: schema,
       AGENT_GATEWAY_PORT: '0',
+      AGENT_GATEWAY_PUBLIC_URL: SPLIT_PUBLIC_URL,
     };
     const credentialFile = join(dir, 'credential');
     const registered = await runCliToEnd(
