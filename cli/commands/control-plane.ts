@@ -25,7 +25,10 @@ export function registerControlPlaneCommand(program: Command): void {
  * from each process's own address it would differ per process (tokens minted by one data plane
  * refused by the others), so both split commands refuse to start without it.
  */
-export function requirePublicUrl(config: GatewayConfig, command: 'control-plane' | 'data-plane'): void {
+export function requirePublicUrl(
+  config: GatewayConfig,
+  command: 'control-plane' | 'data-plane',
+): void {
   if (!config.publicUrl) {
     throw gatewayError('PUBLIC_URL_REQUIRED', { command });
   }

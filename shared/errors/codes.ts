@@ -411,8 +411,9 @@ export const ERROR_CODES = {
   DATA_PLANE_NAME_MISMATCH: {
     status: null,
     message: '--name {given} does not match this credential: it belongs to data plane {registered}',
-    summary: 'A data plane was started with a --name other than the one its credential was registered with.',
-    hint: 'Pass the name given to `agent-gateway data-plane register` (or leave --name out), or use that data plane\'s credential file.',
+    summary:
+      'A data plane was started with a --name other than the one its credential was registered with.',
+    hint: "Pass the name given to `agent-gateway data-plane register` (or leave --name out), or use that data plane's credential file.",
   },
   // Storage (reported by the CLI; never an HTTP answer).
   STORAGE_CONFIG_INVALID: {

@@ -12,9 +12,9 @@ import { createAgent } from '../../control-plane/services/agents.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
-import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 
 afterEach(killCliProcesses);
 

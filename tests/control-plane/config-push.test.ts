@@ -12,9 +12,9 @@ import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy
 import { registerMcpServer } from '../../control-plane/services/mcp-servers.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { type CliProcess, killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
-import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { until } from '../support/until.js';
 
 afterEach(killCliProcesses);

@@ -15,8 +15,8 @@ import { z } from 'zod';
 import { registerDataPlane } from '../../control-plane/stream/credentials.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { type CliProcess, runCli } from '../support/cli-process.js';
-import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 
 /** A promise with its resolver, keyed by name, created by whichever side asks first. */
 class Signals {

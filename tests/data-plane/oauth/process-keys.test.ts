@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_SIGNING_KEY_FILE } from '../../../runtime/token-signing-key.js';
 import { type Database, openDatabase } from '../../../storage/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../../support/cli-process.js';
-import { SPLIT_PUBLIC_URL } from '../../support/public-url.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../../support/databases.js';
+import { SPLIT_PUBLIC_URL } from '../../support/public-url.js';
 
 afterEach(killCliProcesses);
 
