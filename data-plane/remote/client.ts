@@ -248,7 +248,8 @@ export class ConfigStreamClient {
     }
     const mismatch = this.#checkPublicUrl(response.headers[PUBLIC_URL_HEADER]);
     if (mismatch) {
-      await response.body.dump().catch(() => {});
+      // Not dump(): the stream does not end, dump would wait for it.
+      response.body.destroy();
       this.#stopped = true;
       this.#options.onFatal?.(mismatch);
       return false;
