@@ -86,5 +86,5 @@ if (!postgresUrl) {
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(jwk);
     expect(await db.query('select id from token_signing_keys')).toEqual([{ id: kid }]);
     expect(await jwks(dataPlane.url)).toContain(kid);
-  });
+  }, 90_000);
 });
