@@ -26,7 +26,7 @@ const LAST_LINES_MS = 250;
 export async function runUntilSignal(
   logger: Logger,
   shutdownTimeoutMs: number,
-  start: () => Promise<{ close(): Promise<void> }>,
+  start: () => Promise<{ close(): Promise<void>; readonly fatal?: Promise<Error> }>,
 ): Promise<number> {
   let stopSignal: NodeJS.Signals | undefined;
   let stopAt = 0;
@@ -59,7 +59,7 @@ export async function runUntilSignal(
   };
   process.on('SIGINT', handleSignal);
   process.on('SIGTERM', handleSignal);
-  let server: { close(): Promise<void> };
+  let server: { close(): Promise<void>; readonly fatal?: Promise<Error> };
   try {
     server = await start();
   } catch (error) {
@@ -67,13 +67,24 @@ export async function runUntilSignal(
     console.error(formatErrorLine(error));
     return 1;
   }
+  // A server that must stop for good (a data plane whose control plane has another public URL)
+  // is closed like on a signal, and the process exits 1 with the error on stderr.
+  let failure: Error | undefined;
   await new Promise<void>((resolve) => {
     onStop = resolve;
     if (stopSignal) resolve();
+    void server.fatal?.then((error) => {
+      failure = error;
+      resolve();
+    });
   });
   try {
     await server.close();
     closed = true;
+    if (failure) {
+      console.error(formatErrorLine(failure));
+      return 1;
+    }
     return 0;
   } catch (error) {
     console.error(formatErrorLine(error));

@@ -33,6 +33,10 @@ export async function controlPlanePlugin(
   await app.register(auditExportRoutes, deps);
   await app.register(consolePlugin, { dir: deps.consoleDir });
   if (deps.configStream) {
-    await app.register(configStreamPlugin, { db: deps.db, hub: deps.configStream });
+    await app.register(configStreamPlugin, {
+      db: deps.db,
+      hub: deps.configStream,
+      publicUrl: deps.publicUrl,
+    });
   }
 }

@@ -32,7 +32,10 @@ export interface GatewayConfig {
   readonly toolsListWaitMs: number;
   /** Period of the refresh of every MCP server's tool definitions, in ms. */
   readonly toolsRefreshIntervalMs: number;
-  /** AGENT_GATEWAY_PUBLIC_URL; unset: the URL the process listens on (single process only). */
+  /**
+   * AGENT_GATEWAY_PUBLIC_URL; unset: the URL the process listens on (`start` only: the split
+   * commands refuse to start without it, cli/commands/control-plane.ts requirePublicUrl).
+   */
   readonly publicUrl: string | undefined;
   /**
    * AGENT_GATEWAY_MASTER_KEY (32 bytes), which seals the tenant CA keys; unset: the key file in
@@ -89,7 +92,7 @@ export const CONFIG_VARIABLES = [
   [
     'AGENT_GATEWAY_PUBLIC_URL',
     '(the listening URL)',
-    'Public base URL of the gateway: status-list URLs in credentials, the htu of agent proofs. Required behind a proxy or in a split deployment.',
+    'Public base URL of the gateway: the OAuth issuer, status-list URLs in credentials, the htu of agent proofs. Required behind a proxy; control-plane and data-plane refuse to start without it (the same on every process).',
   ],
   [
     MASTER_KEY_VARIABLE,

@@ -99,7 +99,7 @@ export interface GatewayRuntime {
    * from build on; `start()` it once migrated to handle kills no fan-out propagated yet.
    */
   readonly killFanOut: KillFanOut | undefined;
-  /** This process's name: a kill's receivedBy and its confirmation (default `local`). */
+  /** This process's name: a kill's receivedBy and its confirmation, every audit entry's metadata.writtenBy (default `local`). */
   readonly processName: string;
   /**
    * Writes the in-process data plane's decision tally (role `all`); `start()` it once migrated.
@@ -187,9 +187,12 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   if (options.masterKey) keyCustody.useMasterKey(options.masterKey.key, options.masterKey.source);
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
   const events = options.events ?? createEventBus();
+  const processName = options.processName ?? 'local';
   // Request data in an entry is stored in the storable encoding: a deny is never refused for it.
   const audit = withStorableText(
     createAuditWriter(db, {
+      // Every entry names the process that wrote it (metadata.writtenBy).
+      writtenBy: processName,
       onCommitted: publishAuditEntries(events),
       onFlush(info) {
         metrics.auditFlushDuration.observe(info.durationMs / 1000);
@@ -247,7 +250,6 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const issuedTokens = new IssuedTokenRecorder(db, { logger });
   const delegationLinks = new DelegationLinkRecorder(db, { logger });
   const revokedTokens = new RevokedTokens();
-  const processName = options.processName ?? 'local';
   const mcpSessions = new ProxySessions(options.mcpSessionLimits, (open) =>
     metrics.mcpProxySessions.set(open),
   );

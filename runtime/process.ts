@@ -31,8 +31,16 @@ export interface RunningProcess {
 /** What differs between the server processes; everything else is the skeleton's. */
 export interface ProcessPlan {
   readonly role: GatewayRole;
-  /** This process's name in kills (receivedBy, confirmedBy); default `local`. */
+  /**
+   * This process's name in kills (receivedBy, confirmedBy) and in every audit entry it writes
+   * (metadata.writtenBy); default `local`.
+   */
   readonly processName?: string | undefined;
+  /**
+   * Reads the process name from the database, opened and not yet used (a data plane's registered
+   * name); wins over `processName`. May throw to stop the start (a --name that does not match).
+   */
+  resolveProcessName?(db: Database): Promise<string | undefined>;
   /** What /readyz says until the process is ready. */
   readonly initialReadiness: string;
   /** After the runtime is built, before listening (e.g. load the persisted snapshot). */
@@ -76,6 +84,7 @@ export async function startProcess(
   readiness.reason = plan.initialReadiness;
   let runtime: GatewayRuntime | undefined;
   try {
+    const processName = (await plan.resolveProcessName?.(db)) ?? plan.processName;
     // PostgreSQL: LISTEN/NOTIFY, so subscribers and long-polls see the writes of every process.
     const events = await openEventBus({
       url: config.databaseUrl,
@@ -104,7 +113,7 @@ export async function startProcess(
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
         role: plan.role,
-        ...(plan.processName ? { processName: plan.processName } : {}),
+        ...(processName ? { processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),
         ...(tokenSigningKey
           ? { tokenSigningKey, reloadTokenSigningKey: () => loadTokenSigningKey(config.dataDir) }
@@ -118,7 +127,18 @@ export async function startProcess(
     const url = await listen(runtime.app, config);
     runtime.publicUrl.learn(url);
     await db.advertise({ command: plan.role === 'all' ? 'start' : plan.role, url });
-    logger.info({ url }, 'listening');
+    // The public URL is the issuer and audience of every token this process mints or accepts:
+    // an operator reading the start-up lines sees which one it serves under, and where it came from.
+    logger.info(
+      {
+        url,
+        publicUrl: runtime.publicUrl.get(),
+        publicUrlFrom: runtime.publicUrl.configured
+          ? 'AGENT_GATEWAY_PUBLIC_URL'
+          : 'the listening address',
+      },
+      'listening',
+    );
     await plan.start({ runtime, db, url, readiness });
     // Migrated by now: the fan-out (listening since build) handles kills no fan-out propagated.
     await runtime.killFanOut?.start();

@@ -27,11 +27,13 @@
 // (AGENT_KILL_CONFIRMED), so the receiver's answer names it.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { findDataPlaneName } from '../control-plane/stream/credentials.js';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
 import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
 import { ServingGate } from '../data-plane/remote/serving-gate.js';
 import { registerStreamMetrics } from '../data-plane/remote/stream-metrics.js';
+import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../shared/events/index.js';
 import { asAgentId, asTenantId } from '../shared/ids.js';
 import type { Database } from '../storage/database.js';
@@ -54,6 +56,11 @@ export interface RunningDataPlane extends RunningProcess {
   readonly client: ConfigStreamClient;
   readonly killGuard: KillGuard;
   readonly servingGate: ServingGate;
+  /**
+   * Settles when the data plane must stop serving for good (its control plane has another public
+   * URL): the CLI prints the error, closes the process and exits 1. Never rejects.
+   */
+  readonly fatal: Promise<GatewayError>;
 }
 
 export async function startDataPlane(
@@ -63,6 +70,11 @@ export async function startDataPlane(
   const { logger } = options;
   const snapshotFile = join(config.dataDir, SNAPSHOT_FILE);
   let client: ConfigStreamClient | undefined;
+  let onFatal!: (error: GatewayError) => void;
+  const fatal = new Promise<GatewayError>((resolve) => {
+    onFatal = resolve;
+  });
+  let name = options.name;
   let killGuard: KillGuard | undefined;
   let servingGate: ServingGate | undefined;
   let stopKillWatch: (() => Promise<void>) | undefined;
@@ -75,6 +87,25 @@ export async function startDataPlane(
   const running = await startProcess(config, logger, {
     role: 'data-plane',
     processName: options.name,
+    // The registered name is this process's name in kills and audit entries; a --name that is
+    // not the credential's stops the start here rather than being refused on every connection.
+    async resolveProcessName(db) {
+      let registered: string | undefined;
+      try {
+        registered = await findDataPlaneName(db, options.credential);
+      } catch (error) {
+        logger.warn({ err: error }, 'cannot read the registered data-plane name; using --name');
+        return options.name;
+      }
+      if (registered !== undefined && options.name !== undefined && registered !== options.name) {
+        throw gatewayError('DATA_PLANE_NAME_MISMATCH', {
+          given: JSON.stringify(options.name),
+          registered: JSON.stringify(registered),
+        });
+      }
+      name = registered ?? options.name;
+      return name;
+    },
     initialReadiness: 'waiting for the first configuration snapshot',
     async prepare(runtime) {
       const { store, metrics, killApplier } = runtime;
@@ -82,6 +113,8 @@ export async function startDataPlane(
         controlPlaneUrl: options.controlPlaneUrl,
         credential: options.credential,
         name: options.name,
+        publicUrl: config.publicUrl,
+        onFatal,
         snapshotFile,
         logger,
         heartbeatMs: config.streamHeartbeatMs,
@@ -128,6 +161,8 @@ export async function startDataPlane(
       logger.info(
         {
           url,
+          publicUrl: runtime.publicUrl.get(),
+          name,
           controlPlane: options.controlPlaneUrl,
           snapshotFile,
           startupSnapshotWaitMs: config.startupSnapshotWaitMs,
@@ -186,7 +221,13 @@ export async function startDataPlane(
       await client?.stop();
     },
   });
-  return { ...running, client: client!, killGuard: killGuard!, servingGate: servingGate! };
+  return {
+    ...running,
+    client: client!,
+    killGuard: killGuard!,
+    servingGate: servingGate!,
+    fatal,
+  };
 }
 
 /** Why /readyz answers 503 however ready the process is: revoked or stale; else undefined. */

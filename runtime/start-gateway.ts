@@ -31,6 +31,9 @@ export function startGateway(
   const { logger } = options;
   return startProcess(config, logger, {
     role: options.role ?? 'all',
+    // Its name in the audit entries it writes (metadata.writtenBy) and the kills it receives;
+    // `start` keeps the default, `local`.
+    ...(options.role === 'control-plane' ? { processName: 'control-plane' } : {}),
     initialReadiness: 'starting',
     async start({ runtime, db, url, readiness }) {
       readiness.reason = 'applying migrations';

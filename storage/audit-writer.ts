@@ -64,6 +64,12 @@ export interface AuditFlushErrorInfo {
 }
 
 export interface AuditWriterOptions {
+  /**
+   * The writing process's name (a data plane's registered name, `local` for `start`), recorded as
+   * metadata.writtenBy in every entry, so an auditor can tell which edge decided. It is covered
+   * by the entry's seal like every metadata key; a caller's own writtenBy is replaced.
+   */
+  readonly writtenBy?: string;
   /** Most entries per transaction (default 512). */
   readonly maxBatch?: number;
   /** Clock in epoch milliseconds (default Date.now); tests fake it. */
@@ -143,6 +149,7 @@ class GroupCommitAuditWriter implements AuditWriter {
   private readonly onFlush: ((info: AuditFlushInfo) => void) | null;
   private readonly onFlushError: ((info: AuditFlushErrorInfo) => void) | null;
   private readonly onCommitted: ((entries: readonly AuditEntry[]) => void) | null;
+  private readonly writtenBy: string | null;
   private queue: QueuedAppend[] = [];
   private running = false;
   private closed = false;
@@ -165,16 +172,21 @@ class GroupCommitAuditWriter implements AuditWriter {
     this.onFlush = options.onFlush ?? null;
     this.onFlushError = options.onFlushError ?? null;
     this.onCommitted = options.onCommitted ?? null;
+    this.writtenBy = options.writtenBy ?? null;
   }
 
   get pending(): number {
     return this.appended - this.settled;
   }
 
-  append(input: AuditAppendInput): Promise<AuditEntry> {
+  append(given: AuditAppendInput): Promise<AuditEntry> {
     if (this.closed) {
       return Promise.reject(gatewayError('AUDIT_WRITER_CLOSED'));
     }
+    const input =
+      this.writtenBy === null
+        ? given
+        : { ...given, metadata: { ...given.metadata, writtenBy: this.writtenBy } };
     const problem = checkStorable(input);
     if (problem !== null) {
       return Promise.reject(gatewayError('AUDIT_ENTRY_INVALID', { problem }));

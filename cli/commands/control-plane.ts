@@ -19,6 +19,21 @@ export function registerControlPlaneCommand(program: Command): void {
     });
 }
 
+/**
+ * A split deployment has one public URL in front of every process: the issuer of every token, the
+ * audience a data plane accepts, the htu of agent proofs, the base of status-list URLs. Derived
+ * from each process's own address it would differ per process (tokens minted by one data plane
+ * refused by the others), so both split commands refuse to start without it.
+ */
+export function requirePublicUrl(
+  config: GatewayConfig,
+  command: 'control-plane' | 'data-plane',
+): void {
+  if (!config.publicUrl) {
+    throw gatewayError('PUBLIC_URL_REQUIRED', { command });
+  }
+}
+
 /** Remote data planes write audit entries and approvals to the control plane's database. */
 export function requirePostgres(config: GatewayConfig): void {
   if (!config.databaseUrl) {
@@ -31,6 +46,7 @@ async function runControlPlane(): Promise<number> {
   try {
     config = loadConfig();
     requirePostgres(config);
+    requirePublicUrl(config, 'control-plane');
   } catch (error) {
     console.error(formatErrorLine(error));
     return 1;

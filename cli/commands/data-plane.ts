@@ -13,7 +13,7 @@ import { writeSecretFile } from '../../runtime/secret-file.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
 import { runUntilSignal } from '../run-until-signal.js';
-import { requirePostgres } from './control-plane.js';
+import { requirePostgres, requirePublicUrl } from './control-plane.js';
 
 interface DataPlaneOptions {
   controlPlane?: string;
@@ -116,6 +116,7 @@ async function runDataPlane(options: DataPlaneOptions): Promise<number> {
   try {
     config = loadConfig();
     requirePostgres(config);
+    requirePublicUrl(config, 'data-plane');
     controlPlaneUrl = parseControlPlaneUrl(options.controlPlane);
     credential = await readCredential(options.credentialFile);
   } catch (error) {

@@ -87,6 +87,22 @@ export async function findRevokedDataPlanes(
   return new Set(ids.filter((id) => !stillActive.has(id)));
 }
 
+/**
+ * The name a data-plane credential was registered with, read by the data plane itself at start
+ * (it shares the database): undefined when the credential matches no row (the control plane will
+ * refuse it; the data plane keeps retrying). Revoked or not: revocation is the stream's business.
+ */
+export async function findDataPlaneName(
+  db: Database,
+  credential: string,
+): Promise<string | undefined> {
+  const parsed = parseDataPlaneCredential(credential);
+  if (!parsed) return undefined;
+  const row = await db.prisma.dataPlane.findUnique({ where: { id: parsed.id } });
+  if (!row || !verifyApiKeySecret(parsed.secret, row.credentialHash)) return undefined;
+  return row.name;
+}
+
 export interface AuthenticatedDataPlane {
   readonly id: string;
   readonly name: string;

@@ -17,6 +17,7 @@ import {
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
   type DecisionReport,
+  PUBLIC_URL_HEADER,
 } from '../../shared/config-stream/protocol.js';
 import {
   DECISION_OUTCOMES,
@@ -24,6 +25,7 @@ import {
   MAX_DECISION_REPORT_ROWS,
 } from '../../shared/decisions/decision-counts.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import type { PublicUrl } from '../../shared/public-url.js';
 import type { Database } from '../../storage/database.js';
 import { writeDecisionCounts } from '../../storage/decision-counts.js';
 import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
@@ -34,6 +36,8 @@ import { formatSseComment } from './sse.js';
 export interface ConfigStreamPluginOptions {
   readonly db: Database;
   readonly hub: ConfigStreamHub;
+  /** Sent on every stream (PUBLIC_URL_HEADER): a data plane configured otherwise stops. */
+  readonly publicUrl: PublicUrl;
   /** How often open streams are checked for a revoked credential (default: the heartbeat). */
   readonly revocationCheckMs?: number;
 }
@@ -162,6 +166,7 @@ export async function configStreamPlugin(
         'cache-control': 'no-cache, no-transform',
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
+        [PUBLIC_URL_HEADER]: options.publicUrl.get(),
       });
       res.write(formatSseComment(`agent-gateway config stream, epoch ${hub.epoch}`));
       const disconnect = hub.connect(

@@ -35,9 +35,11 @@ import {
   HEARTBEAT_EVENT,
   HEARTBEAT_INTERVAL_MS,
   KILL_EVENT,
+  PUBLIC_URL_HEADER,
   SNAPSHOT_EVENT,
 } from '../../shared/config-stream/protocol.js';
 import { MAX_DECISION_REPORT_ROWS } from '../../shared/decisions/decision-counts.js';
+import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 import type { DecisionTally } from '../metrics/decision-tally.js';
 import type { SnapshotApplyResult } from '../store/snapshot-store.js';
@@ -57,6 +59,14 @@ export interface ConfigStreamClientOptions {
    * for kills nor applies them.
    */
   readonly applyKill?: (delta: AgentKillDelta) => { applied: boolean; aborted: number };
+  /**
+   * This data plane's public URL (AGENT_GATEWAY_PUBLIC_URL). When the control plane names another
+   * one (PUBLIC_URL_HEADER), nothing from the stream is applied, the client stops and `onFatal`
+   * is called: serving under another URL means tokens other processes refuse. Unset: not checked.
+   */
+  readonly publicUrl?: string | undefined;
+  /** Called once when the client stops for good (a public-URL mismatch); the process exits. */
+  readonly onFatal?: (error: GatewayError) => void;
   /** The decision tally reported after each heartbeat; without it nothing is reported. */
   readonly decisions?: Pick<DecisionTally, 'size' | 'drain' | 'restore'> | undefined;
   /** The control plane's heartbeat period; stale after three of them. Default 15 s. */
@@ -258,7 +268,7 @@ export class ConfigStreamClient {
     }
   }
 
-  /** One connection, until it ends; false when the control plane refused it. */
+  /** One connection, until it ends; false when the control plane refused it or names another public URL. */
   async #connect(signal: AbortSignal, onConnected: () => void): Promise<boolean> {
     const url = new URL(CONFIG_STREAM_PATH, this.#options.controlPlaneUrl);
     url.searchParams.set('since', String(this.#version));
@@ -287,6 +297,14 @@ export class ConfigStreamClient {
           body: text.slice(0, 300),
         });
       }
+      return false;
+    }
+    const mismatch = this.#checkPublicUrl(response.headers[PUBLIC_URL_HEADER]);
+    if (mismatch) {
+      // Not dump(): the stream does not end, dump would wait for it.
+      response.body.destroy();
+      this.#stopped = true;
+      this.#options.onFatal?.(mismatch);
       return false;
     }
     onConnected();
@@ -354,6 +372,24 @@ export class ConfigStreamClient {
   #markCurrent(): void {
     this.#current = true;
     for (const waiter of [...this.#currentWaiters]) waiter('current');
+  }
+
+  /** The error when the control plane's public URL is not this data plane's; logged once. */
+  #checkPublicUrl(header: string | string[] | undefined): GatewayError | undefined {
+    const local = this.#options.publicUrl;
+    if (local === undefined) return undefined;
+    const remote = typeof header === 'string' ? header : undefined;
+    // A control plane that does not say (an older version) is not contradicted.
+    if (remote === undefined || sameBaseUrl(remote, local)) return undefined;
+    const error = gatewayError('DATA_PLANE_PUBLIC_URL_MISMATCH', {
+      local,
+      controlPlane: remote,
+    });
+    this.#logger.error(
+      { reasonCode: error.code, publicUrl: local, controlPlanePublicUrl: remote },
+      error.message,
+    );
+    return error;
   }
 
   #onKill(data: string): void {
@@ -515,6 +551,15 @@ function heartbeatEpoch(data: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Two base URLs name the same origin and path (a trailing slash and letter case of the host aside). */
+function sameBaseUrl(a: string, b: string): boolean {
+  const normalize = (text: string) => {
+    const url = URL.canParse(text) ? new URL(text).href : text;
+    return url.endsWith('/') ? url.slice(0, -1) : url;
+  };
+  return normalize(a) === normalize(b);
 }
 
 /** A kill event's data as a delta, or undefined when it is not one. */

@@ -16,6 +16,13 @@ export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
  */
 export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
+/**
+ * Response header of the stream: the control plane's public URL (AGENT_GATEWAY_PUBLIC_URL, without
+ * a trailing slash). A data plane configured with another one stops before applying anything from
+ * the stream: it would mint tokens no other process accepts and refuse the public resource.
+ */
+export const PUBLIC_URL_HEADER = 'agent-gateway-public-url';
+
 /** The SSE event carrying a whole snapshot as JSON, with id `<epoch>:<version>`. */
 export const SNAPSHOT_EVENT = 'snapshot';
 /**

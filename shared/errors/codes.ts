@@ -406,6 +406,29 @@ export const ERROR_CODES = {
     summary: 'Separate control-plane and data-plane processes need a shared PostgreSQL database.',
     hint: 'Set DATABASE_URL for both processes, or run both planes in one with `agent-gateway start`.',
   },
+  PUBLIC_URL_REQUIRED: {
+    status: null,
+    message:
+      'AGENT_GATEWAY_PUBLIC_URL is not set: `agent-gateway {command}` needs the public URL every process of a split deployment shares',
+    summary:
+      'A control plane or data plane of a split deployment was started without AGENT_GATEWAY_PUBLIC_URL.',
+    hint: 'Set AGENT_GATEWAY_PUBLIC_URL to the URL agents reach the gateway at (the reverse proxy in front of every process), the same value on every process; docs/deployment.md.',
+  },
+  DATA_PLANE_PUBLIC_URL_MISMATCH: {
+    status: null,
+    message:
+      'this data plane has AGENT_GATEWAY_PUBLIC_URL={local} but the control plane has {controlPlane}: it stops rather than mint and accept tokens for another URL',
+    summary:
+      'A data plane and its control plane disagree on the public URL (issuer, token audience, proof htu).',
+    hint: 'Set AGENT_GATEWAY_PUBLIC_URL to the same value on every process of the deployment, then start the data plane again.',
+  },
+  DATA_PLANE_NAME_MISMATCH: {
+    status: null,
+    message: '--name {given} does not match this credential: it belongs to data plane {registered}',
+    summary:
+      'A data plane was started with a --name other than the one its credential was registered with.',
+    hint: "Pass the name given to `agent-gateway data-plane register` (or leave --name out), or use that data plane's credential file.",
+  },
   // Storage (reported by the CLI; never an HTTP answer).
   STORAGE_CONFIG_INVALID: {
     status: null,

@@ -14,6 +14,7 @@ import { type Database, openDatabase } from '../../storage/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 
 afterEach(killCliProcesses);
 
@@ -35,6 +36,7 @@ afterEach(killCliProcesses);
       DATABASE_URL: postgresUrl,
       AGENT_GATEWAY_DB_SCHEMA: schema,
       AGENT_GATEWAY_PORT: '0',
+      AGENT_GATEWAY_PUBLIC_URL: SPLIT_PUBLIC_URL,
     };
     const credentialFile = join(dir, 'credential');
     const registered = await runCliToEnd(

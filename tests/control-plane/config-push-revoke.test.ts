@@ -12,6 +12,7 @@ import { configStreamPlugin } from '../../control-plane/stream/plugin.js';
 import { createReadiness } from '../../data-plane/plugins/health.js';
 import { buildServer } from '../../data-plane/server.js';
 import { CONFIG_STREAM_PATH, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
+import { PublicUrl } from '../../shared/public-url.js';
 import { killCliProcesses, runCliToEnd } from '../support/cli-process.js';
 import {
   createTestDatabase,
@@ -35,7 +36,12 @@ describeEachDatabase('data-plane revocation', (kind) => {
       logger: pino({ level: 'silent' }),
       readiness: createReadiness(),
     });
-    await app.register(configStreamPlugin, { db: t.db, hub, revocationCheckMs: SWEEP_MS });
+    await app.register(configStreamPlugin, {
+      db: t.db,
+      hub,
+      publicUrl: new PublicUrl('http://gateway.test'),
+      revocationCheckMs: SWEEP_MS,
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });

@@ -14,6 +14,7 @@ import { type Database, openDatabase } from '../../storage/database.js';
 import { type CliProcess, killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 import { until } from '../support/until.js';
 
 afterEach(killCliProcesses);
@@ -34,7 +35,12 @@ if (!postgresUrl) {
     cpDir = await mkdtemp(join(tmpdir(), 'agw-cp-'));
     dpDir = await mkdtemp(join(tmpdir(), 'agw-dp-'));
     credentialFile = join(dpDir, 'credential');
-    env = { DATABASE_URL: postgresUrl, AGENT_GATEWAY_DB_SCHEMA: schema, AGENT_GATEWAY_PORT: '0' };
+    env = {
+      DATABASE_URL: postgresUrl,
+      AGENT_GATEWAY_DB_SCHEMA: schema,
+      AGENT_GATEWAY_PORT: '0',
+      AGENT_GATEWAY_PUBLIC_URL: SPLIT_PUBLIC_URL,
+    };
   });
   afterAll(async () => {
     await db?.close();

@@ -22,6 +22,7 @@ import { ConfigStreamClient } from '../../data-plane/remote/client.js';
 import { buildServer } from '../../data-plane/server.js';
 import { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
 import { type AgentKillDelta, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
+import { PublicUrl } from '../../shared/public-url.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 import type { Database } from '../../storage/database.js';
 import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
@@ -231,7 +232,11 @@ describeEachDatabase('kill deltas over the stream', (kind) => {
       (await db.prisma.tenant.create({ data: { id: randomUUID(), name: 'default' } })).id;
     hub = new ConfigStreamHub({ heartbeatMs: 60_000 });
     app = await buildServer({ logger: pino({ level: 'silent' }), readiness: createReadiness() });
-    await app.register(configStreamPlugin, { db, hub });
+    await app.register(configStreamPlugin, {
+      db,
+      hub,
+      publicUrl: new PublicUrl('http://gateway.test'),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });

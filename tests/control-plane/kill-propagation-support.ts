@@ -16,6 +16,7 @@ import { registerDataPlane } from '../../control-plane/stream/credentials.js';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { type CliProcess, runCli } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
+import { SPLIT_PUBLIC_URL } from '../support/public-url.js';
 
 /** A promise with its resolver, keyed by name, created by whichever side asks first. */
 class Signals {
@@ -216,6 +217,7 @@ export async function startSplitDeployment(options: {
     AGENT_GATEWAY_DB_SCHEMA: schema,
     AGENT_GATEWAY_PORT: '0',
     AGENT_GATEWAY_LOG_LEVEL: 'info',
+    AGENT_GATEWAY_PUBLIC_URL: SPLIT_PUBLIC_URL,
     ...options.env,
   };
   const cpDir = join(root, 'cp');

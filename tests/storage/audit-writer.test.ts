@@ -278,6 +278,23 @@ describeEachDatabase('createAuditWriter', (kind) => {
     expect((await verifyAuditChain([stored])).ok).toBe(true);
   });
 
+  it('records the writing process in every entry (metadata.writtenBy), sealed like the rest', async () => {
+    const tenantId = await createTenant(t.db);
+    const writer = createAuditWriter(t.db, { writtenBy: 'dp-east' });
+    const plain = await writer.append({ ...base, tenantId });
+    // A caller's own writtenBy cannot pass for another process.
+    const claimed = await writer.append({ ...base, tenantId, metadata: { writtenBy: 'dp-west' } });
+    await writer.close();
+    expect(plain.metadata).toMatchObject({ writtenBy: 'dp-east' });
+    expect(claimed.metadata).toMatchObject({ writtenBy: 'dp-east' });
+    const exported = await exportAll(t.db, tenantId);
+    expect(exported.map((entry) => entry.metadata?.writtenBy)).toEqual(['dp-east', 'dp-east']);
+    expect(await verifyAuditChain(exported)).toMatchObject({ ok: true, count: 2 });
+    // Edited afterwards, the name breaks the seal.
+    (exported[1]!.metadata as Record<string, unknown>).writtenBy = 'dp-west';
+    expect(await verifyAuditChain(exported)).toMatchObject({ ok: false });
+  });
+
   it('refuses a maxBatch that is not a positive integer', () => {
     expect(() => createAuditWriter(t.db, { maxBatch: 0 })).toThrow(RangeError);
   });

@@ -10,6 +10,7 @@ import { TOKEN_SIGNING_KEY_FILE } from '../../../runtime/token-signing-key.js';
 import { type Database, openDatabase } from '../../../storage/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../../support/databases.js';
+import { SPLIT_PUBLIC_URL } from '../../support/public-url.js';
 
 afterEach(killCliProcesses);
 
@@ -27,7 +28,12 @@ if (!postgresUrl) {
   beforeAll(async () => {
     cpDir = await mkdtemp(join(tmpdir(), 'agw-cp-'));
     dpDir = await mkdtemp(join(tmpdir(), 'agw-dp-'));
-    env = { DATABASE_URL: postgresUrl, AGENT_GATEWAY_DB_SCHEMA: schema, AGENT_GATEWAY_PORT: '0' };
+    env = {
+      DATABASE_URL: postgresUrl,
+      AGENT_GATEWAY_DB_SCHEMA: schema,
+      AGENT_GATEWAY_PORT: '0',
+      AGENT_GATEWAY_PUBLIC_URL: SPLIT_PUBLIC_URL,
+    };
   });
   afterAll(async () => {
     await db?.close();
@@ -80,5 +86,5 @@ if (!postgresUrl) {
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(jwk);
     expect(await db.query('select id from token_signing_keys')).toEqual([{ id: kid }]);
     expect(await jwks(dataPlane.url)).toContain(kid);
-  });
+  }, 90_000);
 });
