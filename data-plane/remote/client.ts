@@ -352,20 +352,19 @@ export class ConfigStreamClient {
 
   /**
    * The control plane refused the credential: this data plane is revoked (or was never this
-   * name's). One error line for the whole refusal, however often the retries are refused.
+   * name's). One error line for the whole refusal, however often the retries are refused; each
+   * repeat is logged at debug level with the same message.
    */
   #onRefused(): void {
+    const fields = {
+      reasonCode: 'DATA_PLANE_CREDENTIAL_INVALID',
+      status: 401,
+      refusing: 'DATA_PLANE_REVOKED',
+    };
     if (!this.#refused) {
       this.#refused = true;
-      this.#logger.error(
-        {
-          reasonCode: 'DATA_PLANE_CREDENTIAL_INVALID',
-          status: 401,
-          refusing: 'DATA_PLANE_REVOKED',
-        },
-        'control plane refused the data-plane credential: revoked; refusing every governed request',
-      );
-    }
+      this.#logger.error(fields, REFUSED_MESSAGE);
+    } else this.#logger.debug(fields, REFUSED_MESSAGE);
     for (const waiter of [...this.#currentWaiters]) waiter('refused');
   }
 
@@ -542,6 +541,9 @@ export class ConfigStreamClient {
     });
   }
 }
+
+const REFUSED_MESSAGE =
+  'control plane refused the data-plane credential: revoked; refusing every governed request';
 
 /** The epoch a heartbeat names (undefined from a control plane that names none). */
 function heartbeatEpoch(data: string): string | undefined {

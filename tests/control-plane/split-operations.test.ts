@@ -165,7 +165,8 @@ const logLines = (cli: CliProcess, msg: string): Record<string, unknown>[] =>
       ['data-plane', '--control-plane', d.controlPlane.url, '--credential-file', file],
       planeEnv('refused', { AGENT_GATEWAY_LOG_LEVEL: 'debug' }),
     );
-    const message = 'control plane refused the data-plane credential';
+    const message =
+      'control plane refused the data-plane credential: revoked; refusing every governed request';
     // Each attempt after the first logs its repeat at debug level: five attempts in all.
     await until(
       async () => logLines(cli, message).length,
