@@ -25,7 +25,8 @@ const views = import.meta.glob<{ default: ComponentType }>('./screens/*/screen.t
  * A screen's code, fetched on first render, or at once for the screen the page opens on. Not
  * React.lazy: lazy suspends on its first render even when the chunk is already here, and React
  * then holds the fallback for its reveal throttle (300 ms); a screen whose chunk has arrived
- * renders at once.
+ * renders at once. The loading promise is marked settled the way React's `use` reads a thenable
+ * (`status`, `value`), so `use` returns at once for a loaded screen instead of suspending.
  */
 export class ScreenLoader {
   #loaded: ComponentType | null = null;
@@ -38,19 +39,26 @@ export class ScreenLoader {
   }
 
   start(): Promise<void> {
-    this.#loading ??= this.load().then((module) => {
-      this.#loaded = module.default;
-    });
+    if (!this.#loading) {
+      const loading = this.load().then((module) => {
+        this.#loaded = module.default;
+        Object.assign(loading, { status: 'fulfilled', value: undefined });
+      });
+      this.#loading = loading;
+    }
     return this.#loading;
   }
 }
 
-/** Renders a screen, suspending (for the shell's Suspense) until its code is here. */
+/**
+ * Renders a screen, suspending (for the shell's Suspense) until its code is here. `use` is called
+ * on every render, loaded or not: React replays a suspended component when its promise settles and
+ * refuses a replay that no longer calls `use` (the render before suspended in it).
+ */
 export function ScreenView({ loader }: { loader: ScreenLoader }) {
-  const Loaded = loader.loaded;
-  if (Loaded) return <Loaded />;
   use(loader.start());
-  return null;
+  const Loaded = loader.loaded;
+  return Loaded ? <Loaded /> : null;
 }
 
 /** The page's own path below /console, e.g. `/approvals/…`. */
