@@ -25,6 +25,7 @@ import {
   connectUpstream,
   countAuditEntries,
   expectDeny,
+  findAuditEntry,
   killAgent,
   totalCalls,
 } from '../inspect/support.js';
@@ -261,7 +262,20 @@ describeEachDatabase('inspect with agent identity', (kind) => {
   it('checks identity after the agent checks and before the mode check, in every mode', async () => {
     const killed = await addKeyedAgent(gateway, tenantId);
     await killAgent(gateway, tenantId, killed.id);
-    await expectRefused(await gateway.inspect(call(killed)), 403, 'AGENT_REVOKED');
+    // A killed agent is an authentication refusal, audited through the bounded refusal path
+    // (docs/security.md, "Refusal auditing"), and checked before identity.
+    const calls = totalCalls(upstream);
+    const revoked = await gateway.inspect(call(killed));
+    expect({ status: revoked.status, reasonCode: revoked.body.reasonCode }).toEqual({
+      status: 403,
+      reasonCode: 'AGENT_REVOKED',
+    });
+    expect(await findAuditEntry(gateway.db, revoked.body.auditId)).toMatchObject({
+      tenantId,
+      action: 'auth.refused',
+      metadata: { reasonCode: 'AGENT_REVOKED', subject: killed.id },
+    });
+    expect(totalCalls(upstream)).toBe(calls);
     await expectRefused(
       await gateway.inspect(call(root, 'echo', 'shadow')),
       401,
