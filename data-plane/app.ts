@@ -105,6 +105,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     db: deps.db,
     audit: deps.audit,
     metrics: deps.metrics,
+    events: deps.events,
   });
   await app.register(approvalRoutes, {
     store: deps.store,

@@ -49,7 +49,12 @@ import {
   egressRefusalEntry,
   splitServerKey,
 } from '../shared/egress/index.js';
-import { createEventBus, type EventBus, publishAuditEntries } from '../shared/events/index.js';
+import {
+  createEventBus,
+  EVENT_TYPES,
+  type EventBus,
+  publishAuditEntries,
+} from '../shared/events/index.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
 import { type AuditWriter, createAuditWriter } from '../storage/audit-writer.js';
@@ -90,6 +95,11 @@ export interface GatewayRuntime {
   readonly issuedTokens: IssuedTokenRecorder;
   /** Records the delegation links this process verified (the kill switch revokes them). */
   readonly delegationLinks: DelegationLinkRecorder;
+  /**
+   * The jtis this process refuses before a snapshot lists them: revoked here, or heard revoked
+   * elsewhere (data-plane/remote/revocation-follower.ts).
+   */
+  readonly revokedTokens: RevokedTokens;
   /** Applies kill deltas to this process's store, executions and upstream sessions. */
   readonly killApplier: KillApplier;
   /** The receiver's side of the kill switch (REST kill, GraphQL killAgent). */
@@ -338,6 +348,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           },
         });
   let configStream: ConfigStreamHub | undefined;
+  let stopRevocationPublish: (() => Promise<void>) | undefined;
   if (role === 'control-plane') {
     configStream = new ConfigStreamHub({
       heartbeatMs: options.streamHeartbeatMs,
@@ -348,6 +359,9 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       },
     });
     publisher.addSink(configStream);
+    // A revocation committed by a data plane bumped configVersion: publish now rather than at the
+    // next fingerprint poll, so the snapshot follows the event the data planes already applied.
+    stopRevocationPublish = publishOnRevocation(events, publisher, logger);
     // Kill deltas go to the connected data planes, which acknowledge them on the ack endpoint.
     killFanOut?.addSink(new HubKillSink(configStream));
   }
@@ -396,6 +410,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     tokenSigner,
     issuedTokens,
     delegationLinks,
+    revokedTokens,
     killApplier,
     killSwitch,
     killFanOut,
@@ -408,6 +423,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     },
     async stop() {
       await killFanOut?.stop();
+      await stopRevocationPublish?.();
       publisher.stop();
       await toolRefresher.stop();
       await listedTools.idle();
@@ -461,5 +477,25 @@ function authenticateCaller(authorization: string | undefined, store: SnapshotSt
     keyId: key.id,
     scopes: key.scopes,
     expiresAtMs: key.expiresAtMs,
+  };
+}
+
+/** Rebuilds the snapshot whenever a revocation is announced; returns the stop. */
+function publishOnRevocation(
+  events: Pick<EventBus, 'subscribe'>,
+  publisher: Pick<SnapshotPublisher, 'publishNow'>,
+  logger: Logger,
+): () => Promise<void> {
+  const heard = events.subscribe((event) => event.type === EVENT_TYPES.REVOCATION_COMMITTED);
+  const listening = (async () => {
+    for await (const _event of heard) {
+      publisher.publishNow().catch((error: unknown) => {
+        logger.error({ err: error }, 'configuration snapshot build failed');
+      });
+    }
+  })();
+  return async () => {
+    await heard.return?.();
+    await listening.catch(() => {});
   };
 }

@@ -31,6 +31,7 @@ import { findDataPlaneName } from '../control-plane/stream/credentials.js';
 import { ConfigStreamClient } from '../data-plane/remote/client.js';
 import { KillGuard } from '../data-plane/remote/kill-guard.js';
 import { SNAPSHOT_FILE } from '../data-plane/remote/persistence.js';
+import { followRevocations } from '../data-plane/remote/revocation-follower.js';
 import { ServingGate } from '../data-plane/remote/serving-gate.js';
 import { registerStreamMetrics } from '../data-plane/remote/stream-metrics.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
@@ -38,6 +39,7 @@ import { EVENT_TYPES, type EventBus } from '../shared/events/index.js';
 import { asAgentId, asTenantId } from '../shared/ids.js';
 import type { Database } from '../storage/database.js';
 import { readKillDeltasAfter } from '../storage/kill-deltas.js';
+import { readCredentialRevocation } from '../storage/revocations.js';
 import type { GatewayConfig } from './config.js';
 import { applySnapshot } from './gateway-runtime.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';
@@ -78,6 +80,7 @@ export async function startDataPlane(
   let killGuard: KillGuard | undefined;
   let servingGate: ServingGate | undefined;
   let stopKillWatch: (() => Promise<void>) | undefined;
+  let stopRevocationWatch: (() => Promise<void>) | undefined;
   // The database is the skeleton's; it reaches this plan when the process listens. A request
   // guarded before then waits for it.
   let haveDatabase!: (db: Database) => void;
@@ -189,6 +192,16 @@ export async function startDataPlane(
       // the row exists (the control plane owns migrations; the table exists once it has run).
       await runtime.registerTokenSigningKey();
       stopKillWatch = watchKills(runtime.events, stream, killGuard!, logger);
+      // Revocations made anywhere, refused here at once (the kill's path: the database's bus).
+      stopRevocationWatch = followRevocations({
+        events: runtime.events,
+        revoked: runtime.revokedTokens,
+        store,
+        readCredential: (tenantId, credentialId) =>
+          readCredentialRevocation(db, tenantId, credentialId),
+        logger,
+        onApplied: (kind) => runtime.metrics.revocationsApplied.inc({ kind }),
+      });
       stream.start();
       readiness.reason = "waiting for the control plane's current configuration";
       const outcome = await stream.waitForCurrent(config.startupSnapshotWaitMs);
@@ -218,6 +231,7 @@ export async function startDataPlane(
     },
     async stopFeeds() {
       await stopKillWatch?.();
+      await stopRevocationWatch?.();
       await client?.stop();
     },
   });

@@ -2,11 +2,14 @@
 // data-plane/oauth/issued-tokens.ts): operators revoke one by its jti. Only the jti and the
 // claims are stored, never the token. A revocation sets revokedAt and bumps the tenant's
 // configVersion in one transaction, so the next snapshot carries the jti in revokedTokens and
-// introspection answers the token inactive; it is audited after the commit as
-// oauth.token_revoked with the operator as actor. The caller publishes.
+// introspection answers the token inactive; after the commit it is announced (`revocation.committed`,
+// so every data plane refuses it before that snapshot: data-plane/remote/revocation-follower.ts)
+// and audited as oauth.token_revoked with the operator as actor. The caller publishes the snapshot.
 import type { IssuedToken } from '../../prisma/generated/client/client.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
+import { asTenantId } from '../../shared/ids.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -14,6 +17,8 @@ import type { Database } from '../../storage/database.js';
 export interface IssuedTokenServiceDependencies {
   readonly db: Database;
   readonly audit: Pick<AuditWriter, 'append'>;
+  /** Where a revocation is announced, so every data plane refuses it before the next snapshot. */
+  readonly events?: Pick<EventBus, 'publish'> | undefined;
 }
 
 export interface RevokeIssuedTokenInput {
@@ -53,6 +58,15 @@ export async function revokeIssuedToken(
   });
   if (outcome.revoked) {
     const { token } = outcome;
+    deps.events?.publish({
+      type: EVENT_TYPES.REVOCATION_COMMITTED,
+      tenantId: asTenantId(tenantId),
+      revocation: {
+        kind: 'access_token',
+        jti: token.id,
+        expiresAt: Math.floor(token.expiresAt.getTime() / 1000),
+      },
+    });
     await deps.audit.append({
       tenantId,
       action: AUDIT_ACTIONS.OAUTH_TOKEN_REVOKED,

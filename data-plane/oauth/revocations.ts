@@ -3,10 +3,14 @@
 // then does nothing), and the tenant's configVersion is bumped in the same transaction
 // (storage/config-version.ts), so the next snapshot carries the jti in revokedTokens to every
 // data plane.
-// Until that snapshot applies, this process refuses the jti from its own RevokedTokens set.
+// Until that snapshot applies, this process refuses the jti from its own RevokedTokens set, and
+// every other data plane from its own as soon as it hears the `revocation.committed` event
+// published after the commit (data-plane/remote/revocation-follower.ts).
 // revokeAccessToken is the one path every data-plane revocation takes (RFC 7009 by the client,
 // a replayed authorization code): write, remember, audit once.
 import { AUDIT_ACTIONS } from '../../shared/audit/actions.js';
+import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
+import { asTenantId } from '../../shared/ids.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -54,6 +58,8 @@ export interface TokenRevocationDependencies {
   readonly db: Database;
   readonly audit: Pick<AuditWriter, 'append'>;
   readonly revoked: RevokedTokens;
+  /** Where `revocation.committed` goes, so the other data planes refuse the token at once. */
+  readonly events?: Pick<EventBus, 'publish'> | undefined;
 }
 
 /**
@@ -68,6 +74,11 @@ export async function revokeAccessToken(
   const written = await writeTokenRevocation(deps.db, token);
   deps.revoked.add(token.jti, token.expiresAt * 1000);
   if (written) {
+    deps.events?.publish({
+      type: EVENT_TYPES.REVOCATION_COMMITTED,
+      tenantId: asTenantId(token.tenantId),
+      revocation: { kind: 'access_token', jti: token.jti, expiresAt: token.expiresAt },
+    });
     await deps.audit.append({
       tenantId: token.tenantId,
       action: AUDIT_ACTIONS.OAUTH_TOKEN_REVOKED,

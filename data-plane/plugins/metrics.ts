@@ -19,6 +19,7 @@ export interface GatewayMetrics {
   readonly credentialProofChecks: Counter<'cache' | 'result'>;
   readonly oauthTokensIssued: Counter<'kind'>;
   readonly oauthClientAuthFailures: Counter<'outcome'>;
+  readonly revocationsApplied: Counter<'kind'>;
   readonly mcpProxySessions: Gauge;
   readonly mcpProxyMessages: Counter<'kind'>;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
@@ -91,6 +92,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     oauthTokensIssued: new Counter({
       name: 'agent_gateway_oauth_tokens_issued_total',
       help: 'Access tokens signed, by kind (client_credentials and authorization_code: the token endpoint; forward: minted for a forward under oauthMode mcp_as, cache misses only).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    revocationsApplied: new Counter({
+      name: 'agent_gateway_revocations_applied_total',
+      help: 'Revocations this data plane applied from the event bus before a snapshot carried them, by kind (access_token, identity_credential).',
       labelNames: ['kind'],
       registers: [registry],
     }),

@@ -1,5 +1,7 @@
 // What kill deltas (shared/config-stream/protocol.ts AgentKillDelta) told this store before a full
-// snapshot did: the agents killed and the status lists re-signed with their credentials' bits set.
+// snapshot did: the agents killed and the status lists re-signed with their credentials' bits set
+// (by a kill, or by a credential revocation heard on the event bus: data-plane/remote/
+// revocation-follower.ts).
 // A kill must take effect in milliseconds, without a rebuilt snapshot (DESIGN.md §3, §7), so the
 // store keeps these beside its compiled snapshots and every reader consults them:
 // `CompiledAgent.killed` (compile-tenant.ts) and the status-list lookups (identity verifier,
@@ -68,8 +70,20 @@ export class KillOverlay implements KillMarks {
       this.#agents.set(agentId, seq);
       changed = true;
     }
+    return this.markLists(lists, current.list) || changed;
+  }
+
+  /**
+   * Records status lists newer than what is known (a credential revoked outside a kill): each
+   * wins over the snapshot's until a snapshot carries its version. True when any was newer.
+   */
+  markLists(
+    lists: readonly CompiledStatusList[],
+    fromSnapshot: (url: string) => CompiledStatusList | undefined,
+  ): boolean {
+    let changed = false;
     for (const list of lists) {
-      const known = this.statusListByUrl(list.url, current.list(list.url));
+      const known = this.statusListByUrl(list.url, fromSnapshot(list.url));
       if (known !== undefined && known.version >= list.version) continue;
       this.#listsByUrl.set(list.url, list);
       this.#listsById.set(list.id, list);

@@ -16,7 +16,7 @@
 // next call on, before the snapshot recording the change arrives.
 import { tenantDid } from '../../shared/agentiam/dids.js';
 import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
-import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import type { ConfigSnapshot, StatusListConfig } from '../../shared/snapshot/index.js';
 import { type ListedTool, toolDefinitionDigest } from '../../shared/tools/tool-definitions.js';
 import { compileStatusList } from './compile-identity.js';
 import {
@@ -99,6 +99,21 @@ export class SnapshotStore {
       isKilled: (agentId) => tenant?.agents.get(agentId)?.killed ?? false,
       list: (url) => tenant?.identity.statusLists.get(url),
     });
+  }
+
+  /**
+   * Applies re-signed status lists of a tenant at once (a credential revoked outside a kill): each
+   * newer than the one served replaces it until a snapshot carries it. True when any was newer.
+   */
+  applyStatusLists(tenantId: string, statusLists: readonly StatusListConfig[]): boolean {
+    const lists: CompiledStatusList[] = [];
+    for (const list of statusLists) {
+      if (!belongsToTenant(list.credential, tenantId)) continue;
+      const compiled = compileStatusList(list, undefined);
+      if (compiled) lists.push(compiled);
+    }
+    const tenant = this.#current?.tenants.get(tenantId);
+    return this.#kills.markLists(lists, (url) => tenant?.identity.statusLists.get(url));
   }
 
   /** A status list by StatusList id, as served: the snapshot's, or a newer one from a kill. */

@@ -21,6 +21,11 @@ export const EVENT_TYPES = {
   TOOL_DEFINITION_APPROVED: 'tool_definition.approved',
   /** An API key was revoked: every control plane closes the subscriptions it authenticated. */
   API_KEY_REVOKED: 'api_key.revoked',
+  /**
+   * An access token or an identity credential was revoked (committed): every data plane refuses
+   * it at once, before the snapshot that carries it (docs/config-push.md, "Revocations").
+   */
+  REVOCATION_COMMITTED: 'revocation.committed',
 } as const;
 
 export interface AuditAppendedEvent {
@@ -105,7 +110,23 @@ export interface ApiKeyRevokedEvent {
   readonly apiKey: { readonly id: string };
 }
 
+/**
+ * What was revoked: a token by its jti (with its expiry, epoch seconds, so a data plane forgets it
+ * when it could no longer be presented), or a credential by id (a data plane reads its re-signed
+ * status list and the tokens revoked with it from the database: a reference, not the rows).
+ */
+export type RevocationReference =
+  | { readonly kind: 'access_token'; readonly jti: string; readonly expiresAt: number }
+  | { readonly kind: 'identity_credential'; readonly credentialId: string };
+
+export interface RevocationCommittedEvent {
+  readonly type: typeof EVENT_TYPES.REVOCATION_COMMITTED;
+  readonly tenantId: TenantId;
+  readonly revocation: RevocationReference;
+}
+
 export type GatewayEvent =
+  | RevocationCommittedEvent
   | ApiKeyRevokedEvent
   | ToolDefinitionEvent
   | AuditAppendedEvent

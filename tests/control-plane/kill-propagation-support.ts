@@ -1,4 +1,4 @@
-// A split deployment for the kill-propagation test and bench: one `agent-gateway control-plane`
+// A split deployment for the fail-closed walk (fail-closed-walk.test.ts) and the kill bench: one `agent-gateway control-plane`
 // and N `agent-gateway data-plane` processes (the real CLI), sharing one PostgreSQL schema, each
 // data plane reaching the control plane through a TCP proxy the test controls (cut: connections
 // closed and refused; freeze: connections kept but silent). Also an MCP SDK upstream whose `block`

@@ -1,8 +1,8 @@
 // Approvals that wait (issue 14 item 5): a tools/call an NPL rule holds stays open on the client's
 // stream; the client is told which approval holds it; an approver subscribed to approvalQueue
 // approves it over GraphQL and the same call returns the upstream's result (one upstream call).
-// Rejected and expired end in the audited deny; a wait that ends first answers APPROVAL_PENDING
-// with the approvalId, and retrying the same call resumes that approval.
+// Rejected and expired end in the audited deny, a kill in AGENT_REVOKED; a wait that ends first
+// answers APPROVAL_PENDING with the approvalId, and retrying the same call resumes that approval.
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../shared/events/index.js';
@@ -157,6 +157,44 @@ describe('MCP proxy: held calls wait for their approval', () => {
       expect((error?.data as Record<string, string> | undefined)?.reasonCode).toBe(
         'APPROVAL_EXPIRED',
       );
+      expect(upstream.calls.get('echo') ?? 0).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('killed while held: the call ends with AGENT_REVOKED, never forwarded', async () => {
+    const { gateway, upstream, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const created = new Promise<string>((resolve) => {
+      const events = gateway.runtime.events.subscribe(
+        (event) =>
+          event.type === EVENT_TYPES.APPROVAL_CREATED && event.approval.agentId === agentId,
+      );
+      events.next().then((next) => {
+        resolve((next.value as { approval: { id: string } }).approval.id);
+        events.return?.();
+      });
+    });
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const pending = client.callTool({ name: 'echo', arguments: { text: 'needs-human' } }).then(
+        () => undefined,
+        (caught: McpError) => caught,
+      );
+      await created;
+      const killed = await graphql<{ killAgent: { abortedExecutions: number } }>(
+        gateway.url,
+        admin,
+        'mutation($id: ID!) { killAgent(agentId: $id, reason: "held") { abortedExecutions } }',
+        { id: agentId },
+      );
+      // The held wait counts as an execution the kill aborted.
+      expect(killed.data?.killAgent.abortedExecutions).toBe(1);
+      const error = await pending;
+      expect(error).toBeInstanceOf(McpError);
+      expect((error?.data as Record<string, string> | undefined)?.reasonCode).toBe('AGENT_REVOKED');
       expect(upstream.calls.get('echo') ?? 0).toBe(before);
     } finally {
       await client.close();

@@ -182,6 +182,7 @@ function servicesOf(context: GraphQLContext): AgentIamServiceDependencies {
     custody: context.keyCustody,
     publicUrl: context.publicUrl,
     audit: context.audit,
+    events: context.events,
   };
 }
 

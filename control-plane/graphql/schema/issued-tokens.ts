@@ -95,7 +95,7 @@ builder.mutationField('revokeIssuedToken', (t) =>
     },
     resolve: async (query, _root, args, context) => {
       const { token, revoked } = await revokeIssuedToken(
-        { db: context.db, audit: context.audit },
+        { db: context.db, audit: context.audit, events: context.events },
         {
           tenantId: context.caller.tenantId,
           id: String(args.id),

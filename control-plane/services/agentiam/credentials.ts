@@ -9,7 +9,9 @@ import type { Prisma } from '../../../prisma/generated/client/client.js';
 import { identityCredentialDocument } from '../../../shared/agentiam/credentials.js';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
+import { EVENT_TYPES, type EventBus } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
+import { asTenantId } from '../../../shared/ids.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
@@ -42,6 +44,8 @@ export interface AgentIamServiceDependencies {
   readonly custody: KeyCustody;
   readonly publicUrl: PublicUrl;
   readonly audit: Pick<AuditWriter, 'append'>;
+  /** Where a revocation is announced, so every data plane refuses it before the next snapshot. */
+  readonly events?: Pick<EventBus, 'publish'> | undefined;
 }
 
 export interface IdentityCredentialRecord {
@@ -179,7 +183,8 @@ export interface RevokeCredentialInput {
  * set (a new signed list version), the unexpired access tokens obtained with it revoked too
  * (IssuedToken.credentialId: the authorization_code grant after the agent proved itself with it;
  * the status-list change bumps configVersion, so the published snapshot carries their jtis in
- * revokedTokens), audited. The credential row is updated before the tokens: a data plane
+ * revokedTokens), announced (`revocation.committed`: every data plane refuses the credential and
+ * its tokens before that snapshot), audited. The credential row is updated before the tokens: a data plane
  * recording a token of this credential share-locks the row, so either its row is written first
  * and revoked here, or it waits and writes it revoked (data-plane/oauth/issued-tokens.ts).
  * Revoking a revoked credential changes nothing and answers it as it is. NOT_FOUND when the
@@ -224,6 +229,11 @@ export async function revokeIdentityCredential(
     { maxWait: WRITE_TIMEOUT_MS, timeout: WRITE_TIMEOUT_MS },
   );
   if (outcome.revoked) {
+    deps.events?.publish({
+      type: EVENT_TYPES.REVOCATION_COMMITTED,
+      tenantId: asTenantId(tenantId),
+      revocation: { kind: 'identity_credential', credentialId },
+    });
     await deps.audit.append({
       tenantId,
       action: AUDIT_ACTIONS.CREDENTIAL_REVOKED,

@@ -7,6 +7,7 @@
 // plugin's own error handler; client registration is the control plane's (POST /oauth/register).
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import type { EventBus } from '../../../shared/events/index.js';
 import { oauthErrorBodySchema } from '../../../shared/oauth/errors.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
@@ -57,6 +58,8 @@ export interface OAuthRoutesDependencies {
   readonly metrics?: Pick<GatewayMetrics, 'oauthTokensIssued' | 'oauthClientAuthFailures'>;
   /** The jtis this process revoked (shared with the forwarding token cache). */
   readonly revoked?: RevokedTokens | undefined;
+  /** Where a revocation is announced to the other data planes (`revocation.committed`). */
+  readonly events?: Pick<EventBus, 'publish'> | undefined;
   /**
    * The data plane's AgentIAM verifier (credential chains, Agent-Proof jti store): the
    * authorization endpoint verifies the agent with it. Without one it is temporarily_unavailable.
@@ -142,7 +145,7 @@ async function registerOAuthRoutes(
   );
   const codes = deps.authorizationCodes ?? new AuthorizationCodes();
   const revoked = deps.revoked ?? new RevokedTokens();
-  const revocation = { db: deps.db, audit: deps.audit, revoked };
+  const revocation = { db: deps.db, audit: deps.audit, revoked, events: deps.events };
   const authorizeSchema = {
     operationId: 'authorizeOAuthClient',
     summary:
