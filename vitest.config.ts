@@ -1,6 +1,43 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The unit project: pure code (shared/, the compiled store, inspection detectors, the pipeline,
+ * parsers and small classes), no database, no socket, no process, no browser; guarded by
+ * tests/support/unit-guard.ts. `npm run test:unit` runs only these.
+ */
+export const UNIT_TESTS = [
+  // Every test of shared/ but the audit export's scale test (100 MB streamed: integration).
+  'tests/shared/!(audit)/**/*.test.ts',
+  'tests/shared/audit/!(large-export).test.ts',
+  'tests/data-plane/inspection/**/*.test.ts',
+  'tests/data-plane/store/**/*.test.ts',
+  'tests/data-plane/governance/pipeline.test.ts',
+  'tests/data-plane/agentiam/replay-guard.test.ts',
+  'tests/data-plane/metrics/decision-tally.test.ts',
+  'tests/data-plane/oauth/auth-failure-limiter.test.ts',
+  'tests/data-plane/remote/kill-guard.test.ts',
+  'tests/data-plane/remote/persistence.test.ts',
+  'tests/data-plane/inspect/body-schema.test.ts',
+  'tests/data-plane/access-log.test.ts',
+  'tests/data-plane/health.test.ts',
+  'tests/data-plane/json-bounds.test.ts',
+  'tests/data-plane/compliance-work.test.ts',
+  'tests/data-plane/compliance.fuzz.test.ts',
+  'tests/control-plane/config-push-hub.test.ts',
+  'tests/control-plane/graphql/schema.test.ts',
+  'tests/control-plane/graphql/socket-keys.test.ts',
+  'tests/runtime/config.test.ts',
+  'tests/storage/batched-writer.test.ts',
+  'tests/tool-pinning/tool-pins.test.ts',
+  'tests/client/core-config.test.ts',
+  'tests/client/core-proof.test.ts',
+  'tests/client/delegation-signing.test.ts',
+];
+
+/** The console project: the built console in Debian's Chromium (playwright-core). */
+export const CONSOLE_TESTS = ['tests/console/**/*.test.ts'];
+
 export default defineConfig({
   // Node loads graphql's CJS entry for everyone (it has no `exports` map); Vite would pick its ESM
   // `module` entry for our code, a second instance that breaks `instanceof` checks across
@@ -9,15 +46,42 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }],
   },
   test: {
-    include: ['tests/**/*.test.ts'],
     exclude: ['tests/bench/**', 'node_modules/**'],
+    // One migrated PGlite template for the run, loaded by every in-memory test database.
+    globalSetup: ['tests/support/global-setup.ts'],
     pool: 'forks',
     // Two files at a time even on a 2-core machine (vitest's default there is one): most tests wait
-    // on child processes, sockets and databases, so two overlap well — 530 s instead of 736 s for
-    // the whole suite here — and every test waits for events, never for time.
+    // on child processes, sockets and databases, so two overlap well, and every test waits for
+    // events, never for time.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: UNIT_TESTS,
+          setupFiles: ['tests/support/unit-guard.ts'],
+          // Pure modules hold no state between files: imported once per worker, not once per file.
+          isolate: false,
+          // Pure code: a test that takes seconds here is a bug, not a slow machine.
+          testTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/**/*.test.ts'],
+          exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'console', include: CONSOLE_TESTS },
+      },
+    ],
   },
 });

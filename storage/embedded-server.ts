@@ -38,6 +38,8 @@ export interface EmbeddedServerOptions {
   readonly dataDir?: string | undefined;
   /** Serve this instance on the calling thread instead of opening one in a worker. */
   readonly pglite?: PGlite | undefined;
+  /** In memory only: start from this data-directory dump instead of an empty cluster. */
+  readonly template?: string | undefined;
   /** Connections the server accepts (the client pool must not open more). */
   readonly maxConnections: number;
 }
@@ -131,6 +133,7 @@ async function serveInWorker(
   const data: PGliteWorkerData = {
     role: WORKER_ROLE,
     pgdata: dataDir === undefined ? null : join(dataDir, 'pgdata'),
+    template: dataDir === undefined ? (options.template ?? null) : null,
     socketPath,
     maxConnections: options.maxConnections,
   };

@@ -17,7 +17,7 @@
 // `open` when PGlite cannot open the data, `listen` when the socket cannot be created); on
 // `close` it stops the server, closes PGlite (writing its data out) and ends; `ping` is answered
 // with `pong`, so the parent can tell a live thread from a dead one.
-import { chmod, unlink } from 'node:fs/promises';
+import { chmod, readFile, unlink } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -28,6 +28,8 @@ export interface PGliteWorkerData {
   readonly role: typeof WORKER_ROLE;
   /** PGlite's data directory (`<dataDir>/pgdata`), or null for an in-memory database. */
   readonly pgdata: string | null;
+  /** In memory: a data-directory dump to start from (storage/pglite-template.ts), or null. */
+  readonly template: string | null;
   readonly socketPath: string;
   readonly maxConnections: number;
 }
@@ -67,7 +69,10 @@ async function main(port: NonNullable<typeof parentPort>, data: PGliteWorkerData
   keepPGliteFilesPrivate();
   let db: PGlite;
   try {
-    db = await PGlite.create(data.pgdata ?? undefined);
+    db =
+      data.template === null
+        ? await PGlite.create(data.pgdata ?? undefined)
+        : await PGlite.create({ loadDataDir: new Blob([await readFile(data.template)]) });
     await db.query('select 1');
   } catch (error) {
     report({ type: 'failed', stage: 'open', reason: describeError(error) });

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { describe } from 'vitest';
 import { type Database, openDatabase } from '../../storage/database.js';
 import { migrateDatabase } from '../../storage/migrations.js';
+import { PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
 
 export const postgresUrl = process.env.DATABASE_URL || undefined;
 
@@ -38,8 +39,14 @@ export async function createTestDatabase(
 ): Promise<TestDatabase> {
   const schema = kind === 'postgres' ? uniqueSchemaName() : undefined;
   if (kind === 'postgres' && !postgresUrl) throw new Error('DATABASE_URL is not set');
-  const db = await openDatabase(kind === 'postgres' ? { url: postgresUrl, schema } : {});
-  if (options.migrate !== false) await migrateDatabase(db);
+  const migrate = options.migrate !== false;
+  // A migrated in-memory PGlite starts from the suite's template (pglite-template.ts).
+  const template = migrate ? process.env[PGLITE_TEMPLATE_VARIABLE] : undefined;
+  const db = await openDatabase(
+    kind === 'postgres' ? { url: postgresUrl, schema } : { pgliteTemplate: template },
+  );
+  // Still run on a template: it checks that the template holds every migration, in a few ms.
+  if (migrate) await migrateDatabase(db);
   return {
     kind,
     db,
