@@ -3,6 +3,8 @@
 // JSON-RPC error a blocked MCP client sees, that the upstream received nothing (not even an
 // initialize), and that the deny is already in the audit trail when the answer arrives.
 // The approval rows (APPROVAL_*) are in approvals.test.ts, the mode rows in modes.test.ts.
+// runPipeline's decisions alone, over compiled snapshots in milliseconds, are pinned down in
+// tests/data-plane/governance/pipeline.test.ts; this file is the walk through the real server.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../../control-plane/services/tenants.js';
