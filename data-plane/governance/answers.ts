@@ -2,6 +2,7 @@
 // the response schema (fast serialization) have one contract. Block answers carry the JSON-RPC
 // error an MCP client would understand, built here and nowhere else.
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
+import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import type { DetectorSignal } from '../inspection/index.js';
@@ -45,10 +46,7 @@ export interface InspectAnswer {
   shadow?: ShadowView;
 }
 
-/** JSON-RPC error codes of our blocks: -32600 for malformed requests, -32001 for policy blocks. */
-const JSONRPC_INVALID_REQUEST = -32600;
-const JSONRPC_BLOCKED = -32001;
-
+/** The JSON-RPC error of a block: INVALID_REQUEST for a malformed call, else GATEWAY_DENIED. */
 export function buildBlockedRpcError(
   id: string | number | null,
   code: ErrorCode,
@@ -58,7 +56,10 @@ export function buildBlockedRpcError(
     jsonrpc: '2.0',
     id,
     error: {
-      code: code === 'MCP_MALFORMED_RPC' ? JSONRPC_INVALID_REQUEST : JSONRPC_BLOCKED,
+      code:
+        code === 'MCP_MALFORMED_RPC'
+          ? JSONRPC_ERROR_CODES.INVALID_REQUEST
+          : JSONRPC_ERROR_CODES.GATEWAY_DENIED,
       message,
       data: { reasonCode: code },
     },

@@ -4,13 +4,11 @@
 // JSON-RPC error the agent's MCP client understands. The tools of a forwarded tools/list answer
 // are learnt (data-plane/listed-tools.ts), after the answer, never delaying it.
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import { JSONRPC_ERROR_CODES, MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { UpstreamError } from '../upstream/index.js';
 import type { InspectAnswer } from './answers.js';
 import type { AccessTokenMinter, InspectDependencies } from './dependencies.js';
 import { type AgentExchange, type Exchange, sendAnswer } from './exchange.js';
-
-/** JSON-RPC error code of a call the gateway allowed but could not complete upstream. */
-const JSONRPC_UPSTREAM_FAILED = -32002;
 
 export async function forwardCall(
   deps: InspectDependencies,
@@ -65,7 +63,7 @@ export async function forwardCall(
     answer.response = result.response;
     const sent = sendAnswer(deps, exchange, answer);
     // After the answer is on its way: reading and hashing the listed tools never delays it.
-    if (call.rpc.method === 'tools/list' && 'result' in result.response) {
+    if (call.rpc.method === MCP_METHODS.TOOLS_LIST && 'result' in result.response) {
       deps.listedTools?.record(
         { tenantId: tenant.id, serverId: server.serverId, url: server.url },
         result.response.result,
@@ -101,7 +99,7 @@ function answerUpstreamFailure(
   answer.response = {
     jsonrpc: '2.0',
     id: exchange.call.rpc.id,
-    error: { code: JSONRPC_UPSTREAM_FAILED, message, data: { reasonCode: code } },
+    error: { code: JSONRPC_ERROR_CODES.UPSTREAM_FAILED, message, data: { reasonCode: code } },
   };
   sendAnswer(deps, exchange, answer);
 }

@@ -4,6 +4,7 @@
 // treats a failing outcome as the counterfactual decision.
 
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import { MCP_METHODS } from '../../shared/mcp/protocol.js';
 import {
   buildFailClosedPolicy,
   type CompiledPolicy,
@@ -54,12 +55,13 @@ export function runPipeline(
   if (policy.isToolBlocked(request.toolName)) {
     return deny('MCP_METHOD_BLOCKED', `tool ${request.toolName} is blocked`);
   }
-  if (rpc.method === 'tools/call' && !agent.isToolAllowed(request.toolName)) {
+  if (rpc.method === MCP_METHODS.TOOLS_CALL && !agent.isToolAllowed(request.toolName)) {
     return deny('AGENT_TOOL_NOT_ALLOWED', `agent may not use tool ${request.toolName}`);
   }
   // Step 3 still: a tool whose definition changed since approval, or that nobody approved under
   // approved_only, is held (docs/tool-pinning.md).
-  const held = rpc.method === 'tools/call' ? server?.toolVerdict(request.toolName) : undefined;
+  const held =
+    rpc.method === MCP_METHODS.TOOLS_CALL ? server?.toolVerdict(request.toolName) : undefined;
   if (held !== undefined) {
     const code = held === 'changed' ? 'MCP_TOOL_DEFINITION_CHANGED' : 'MCP_TOOL_NOT_APPROVED';
     return deny(
@@ -70,7 +72,7 @@ export function runPipeline(
   const view: ToolCallView = {
     method: rpc.method,
     toolName: request.toolName,
-    args: rpc.method === 'tools/call' ? rpc.arguments : rpc.params,
+    args: rpc.method === MCP_METHODS.TOOLS_CALL ? rpc.arguments : rpc.params,
     annotations: server?.toolAnnotations.get(request.toolName),
   };
   // Step 4: the operation is not destructive (when the tenant denies destructive operations).

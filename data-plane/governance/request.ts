@@ -20,6 +20,7 @@ import {
   asServerId,
   type ServerId,
 } from '../../shared/ids.js';
+import { MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { POLICY_URI_PATTERN } from '../../shared/npl/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
 import { MAX_CHAIN_LINKS } from '../agentiam/limits.js';
@@ -154,7 +155,7 @@ export function parseInspectRequest(body: unknown): ParseResult {
   const rpc = call.request;
   const params = rpc.params;
   let args: Readonly<Record<string, unknown>> = EMPTY;
-  if (rpc.method === 'tools/call') {
+  if (rpc.method === MCP_METHODS.TOOLS_CALL) {
     if (!params || typeof params.name !== 'string') {
       return fail('request.params.name must be the tool name', rpcId, INSPECT_FIELD_HINTS.request);
     }

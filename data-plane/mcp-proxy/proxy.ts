@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
+import { JSONRPC_ERROR_CODES, MCP_HEADERS, MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
@@ -26,12 +27,11 @@ import { rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
 import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
-import {
-  JSONRPC,
-  type JsonRpcMessage,
-  type JsonRpcRequestMessage,
-  type JsonRpcResponseMessage,
-} from './transport/protocol.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcRequestMessage,
+  JsonRpcResponseMessage,
+} from './transport/messages.js';
 import type { CallStream, ServerStream } from './transport/response-stream.js';
 
 export interface IncomingRequest {
@@ -64,7 +64,7 @@ export class McpProxy {
     const tenant = deps.store.current?.tenants.get(caller.tenantId);
     if (!tenant) {
       stream.respond(
-        rpcError(message.id, JSONRPC.GATEWAY_DENIED, 'AGENT_UNKNOWN', 'no such tenant'),
+        rpcError(message.id, JSONRPC_ERROR_CODES.GATEWAY_DENIED, 'AGENT_UNKNOWN', 'no such tenant'),
       );
       return undefined;
     }
@@ -91,7 +91,9 @@ export class McpProxy {
     } catch (error) {
       const failure = upstreamFailureOf(error);
       if (!failure) throw error;
-      stream.respond(rpcError(message.id, JSONRPC.UPSTREAM_FAILED, failure.code, failure.detail));
+      stream.respond(
+        rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
+      );
       return undefined;
     }
     if (!opened.session) {
@@ -112,7 +114,7 @@ export class McpProxy {
           : {},
     });
     opened.session.onGone = () => deps.sessions.close(session);
-    stream.setHeader('mcp-session-id', session.id);
+    stream.setHeader(MCP_HEADERS.SESSION_ID, session.id);
     stream.respond(opened.response as JsonRpcResponseMessage);
     return session;
   }
@@ -137,7 +139,7 @@ export class McpProxy {
       stream.respond(
         rpcError(
           message.id,
-          JSONRPC.GATEWAY_DENIED,
+          JSONRPC_ERROR_CODES.GATEWAY_DENIED,
           code,
           formatErrorMessage(code, { agentId: session.agentId }),
         ),
@@ -147,12 +149,12 @@ export class McpProxy {
     if (
       tenant.policy.requireAgentIdentity &&
       !caller.identityProven &&
-      message.method === 'tools/call'
+      message.method === MCP_METHODS.TOOLS_CALL
     ) {
       await this.#deny(tenant, caller, session.serverId, message, identityRequired(), stream);
       return;
     }
-    if (message.method === 'tools/call') {
+    if (message.method === MCP_METHODS.TOOLS_CALL) {
       await proxyToolCall({
         deps,
         session,
@@ -173,7 +175,7 @@ export class McpProxy {
     }
     const response = await this.#forward(session, tenant, incoming);
     if (response === undefined) return;
-    if (message.method === 'tools/list' && response.result !== undefined) {
+    if (message.method === MCP_METHODS.TOOLS_LIST && response.result !== undefined) {
       const server = tenant.servers.get(session.serverId);
       if (server) {
         stream.respond({
@@ -277,7 +279,9 @@ export class McpProxy {
     } catch (error) {
       const failure = upstreamFailureOf(error);
       if (!failure) throw error;
-      stream.respond(rpcError(message.id, JSONRPC.UPSTREAM_FAILED, failure.code, failure.detail));
+      stream.respond(
+        rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
+      );
       return undefined;
     }
   }
@@ -299,7 +303,8 @@ export class McpProxy {
     }
     if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
     return (
-      this.#refuseMethod(tenant, serverId, 'initialize') ?? this.#unregistered(tenant, serverId)
+      this.#refuseMethod(tenant, serverId, MCP_METHODS.INITIALIZE) ??
+      this.#unregistered(tenant, serverId)
     );
   }
 
@@ -347,7 +352,7 @@ export class McpProxy {
     );
     const auditId = await auditBlock(this.#deps, tenant, call, inspectionId, null, block);
     stream.respond(
-      rpcError(message.id, JSONRPC.GATEWAY_DENIED, block.code, block.message, {
+      rpcError(message.id, JSONRPC_ERROR_CODES.GATEWAY_DENIED, block.code, block.message, {
         inspectionId,
         auditId,
       }),

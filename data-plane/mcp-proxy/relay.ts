@@ -10,13 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import type { ServerId } from '../../shared/ids.js';
+import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import { appendDenyAudit } from '../governance/deny.js';
 import type { InspectRequest } from '../governance/request.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { rpcError } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
-import { JSONRPC, type JsonRpcId, kindOf } from './transport/protocol.js';
+import { type JsonRpcId, kindOf } from './transport/messages.js';
 
 interface Sink {
   send(message: never): boolean;
@@ -44,7 +45,7 @@ export function relayServerMessage(
       session,
       rpcError(
         id as JsonRpcId,
-        JSONRPC.INTERNAL_ERROR,
+        JSONRPC_ERROR_CODES.INTERNAL_ERROR,
         'MCP_UPSTREAM_ERROR',
         `the client has no open stream to receive ${method}`,
       ),
@@ -63,7 +64,7 @@ function refuseServerRequest(
   answerUpstream(
     deps,
     session,
-    rpcError(id, JSONRPC.GATEWAY_DENIED, 'MCP_METHOD_BLOCKED', message),
+    rpcError(id, JSONRPC_ERROR_CODES.GATEWAY_DENIED, 'MCP_METHOD_BLOCKED', message),
   );
   appendDenyAudit(deps, tenant, auditedCall(session, id, method), randomUUID(), null, {
     code: 'MCP_METHOD_BLOCKED',

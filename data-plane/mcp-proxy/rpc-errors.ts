@@ -3,9 +3,10 @@
 // clients): the message starts with the reasonCode, `data` carries it with the ids an operator
 // looks up (inspectionId, auditId, approvalId).
 import { GatewayError } from '../../shared/errors/index.js';
+import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import type { InspectAnswer } from '../governance/answers.js';
 import { UpstreamError } from '../upstream/index.js';
-import { JSONRPC, type JsonRpcId, type JsonRpcResponseMessage } from './transport/protocol.js';
+import type { JsonRpcId, JsonRpcResponseMessage } from './transport/messages.js';
 
 export function rpcError(
   id: JsonRpcId | null,
@@ -34,8 +35,8 @@ export function responseOf(id: JsonRpcId, answer: InspectAnswer): JsonRpcRespons
   if (answer.executionMode) data.executionMode = answer.executionMode;
   const code =
     answer.decision === 'allow'
-      ? JSONRPC.UPSTREAM_FAILED
-      : (response?.error?.code ?? JSONRPC.GATEWAY_DENIED);
+      ? JSONRPC_ERROR_CODES.UPSTREAM_FAILED
+      : (response?.error?.code ?? JSONRPC_ERROR_CODES.GATEWAY_DENIED);
   return rpcError(id, code, reasonCode, answer.message ?? reasonCode, data);
 }
 

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { type ApprovalId, asApprovalId, type ServerId, type TenantId } from '../../shared/ids.js';
+import { JSONRPC_ERROR_CODES, MCP_METHODS } from '../../shared/mcp/protocol.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import { waitForApprovalDecision } from '../approval-wait.js';
 import type { InspectAnswer } from '../governance/answers.js';
@@ -29,7 +30,7 @@ import type { McpProxyDependencies } from './dependencies.js';
 import { relayServerMessage } from './relay.js';
 import { responseOf, rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
-import { JSONRPC, type JsonRpcRequestMessage } from './transport/protocol.js';
+import type { JsonRpcRequestMessage } from './transport/messages.js';
 import type { CallStream } from './transport/response-stream.js';
 
 export interface ToolCallContext {
@@ -197,7 +198,7 @@ class ProxyOutlet implements DecisionOutlet {
     this.#respond(
       rpcError(
         this.#ctx.message.id,
-        JSONRPC.INTERNAL_ERROR,
+        JSONRPC_ERROR_CODES.INTERNAL_ERROR,
         'INTERNAL_ERROR',
         'the held call failed',
       ),
@@ -256,7 +257,7 @@ class ProxyOutlet implements DecisionOutlet {
     this.#respond(
       rpcError(
         this.#ctx.message.id,
-        JSONRPC.GATEWAY_DENIED,
+        JSONRPC_ERROR_CODES.GATEWAY_DENIED,
         'APPROVAL_PENDING',
         `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; retry the same call to keep waiting`,
         { approvalId },
@@ -273,14 +274,14 @@ class ProxyOutlet implements DecisionOutlet {
       this.#progress += 1;
       stream.send({
         jsonrpc: '2.0',
-        method: 'notifications/progress',
+        method: MCP_METHODS.PROGRESS,
         params: { progressToken: token, progress: this.#progress, message: text },
       });
       return;
     }
     stream.send({
       jsonrpc: '2.0',
-      method: 'notifications/message',
+      method: MCP_METHODS.MESSAGE,
       params: { level: 'notice', logger: 'agent-gateway', data: { message: text, ...data } },
     });
   }

@@ -13,6 +13,12 @@
 // - Server-initiated requests and notifications in an SSE answer are not relayed in this version.
 import { Pool } from 'undici';
 import {
+  INSPECT_OFFERED_PROTOCOL_VERSION,
+  MCP_ACCEPT,
+  MCP_HEADERS,
+  MCP_METHODS,
+} from '../../shared/mcp/protocol.js';
+import {
   createEgressConnector,
   DEFAULT_UPSTREAM_EGRESS,
   type UpstreamEgress,
@@ -81,7 +87,8 @@ export interface UpstreamClientOptions {
   maxResponseBytes?: number;
   /** Sent in `initialize`. Default { name: 'agent-gateway', version: '0.1.0' }. */
   clientInfo?: { name: string; version: string };
-  /** Protocol version offered in `initialize`. Default '2025-06-18'. */
+  /** Protocol version offered in `initialize`. Default INSPECT_OFFERED_PROTOCOL_VERSION
+   *  (shared/mcp/protocol.ts says why it is not the newest). */
   protocolVersion?: string;
   /** Most sessions kept (least recently used are forgotten first). Default 10000. */
   maxSessions?: number;
@@ -113,7 +120,7 @@ export const UPSTREAM_DEFAULTS = {
   readTimeoutMs: 30_000,
   maxResponseBytes: 4 * 1024 * 1024,
   clientInfo: { name: 'agent-gateway', version: '0.1.0' },
-  protocolVersion: '2025-06-18',
+  protocolVersion: INSPECT_OFFERED_PROTOCOL_VERSION,
   maxSessions: 10_000,
 } as const;
 
@@ -123,7 +130,8 @@ export const MAX_TOOLS = 10_000;
 /** The session key prefix of `listTools` (a NUL cannot occur in the gateway's own keys). */
 const LIST_TOOLS_KEY_PREFIX = '\u0000tools/list\u0000';
 
-const ACCEPT = 'application/json, text/event-stream';
+/** `notifications/initialized`, serialized once. */
+const INITIALIZED = JSON.stringify({ jsonrpc: '2.0', method: MCP_METHODS.INITIALIZED });
 
 interface Target {
   readonly url: string;
@@ -238,7 +246,7 @@ class ForwardingClient implements UpstreamClient {
       const message: JsonRpcRequest = {
         jsonrpc: '2.0',
         id: `agw-tools-${++this.#nextId}`,
-        method: 'tools/list',
+        method: MCP_METHODS.TOOLS_LIST,
         params: cursor === undefined ? {} : { cursor },
       };
       const { outcome } = await this.#call(
@@ -249,7 +257,7 @@ class ForwardingClient implements UpstreamClient {
         options.signal,
       );
       const { response, status } = outcome;
-      const result = this.#resultOf(response!, 'tools/list', status);
+      const result = this.#resultOf(response!, MCP_METHODS.TOOLS_LIST, status);
       const list = result.tools;
       if (!Array.isArray(list))
         throw upstreamFailure('tools/list result has no tools array', status);
@@ -321,10 +329,10 @@ class ForwardingClient implements UpstreamClient {
     signal: AbortSignal | undefined,
     retryOnExpiry: boolean,
   ): Promise<ExchangeOutcome> {
-    const headers = ['content-type', 'application/json', 'accept', ACCEPT];
-    if (session.id !== undefined) headers.push('mcp-session-id', session.id);
+    const headers = ['content-type', 'application/json', 'accept', MCP_ACCEPT.POST];
+    if (session.id !== undefined) headers.push(MCP_HEADERS.SESSION_ID, session.id);
     if (session.protocolVersion !== '')
-      headers.push('mcp-protocol-version', session.protocolVersion);
+      headers.push(MCP_HEADERS.PROTOCOL_VERSION, session.protocolVersion);
     if (accessToken !== undefined) headers.push('authorization', `Bearer ${accessToken}`);
     return exchange({
       dispatcher: target.pool,
@@ -373,7 +381,7 @@ class ForwardingClient implements UpstreamClient {
       const body = JSON.stringify({
         jsonrpc: '2.0',
         id,
-        method: 'initialize',
+        method: MCP_METHODS.INITIALIZE,
         params: {
           protocolVersion: this.#protocolVersion,
           capabilities: {},
@@ -381,15 +389,14 @@ class ForwardingClient implements UpstreamClient {
         },
       });
       const init = await this.#send(target, session, id, body, accessToken, undefined, false);
-      const result = this.#resultOf(init.response!, 'initialize', init.status);
+      const result = this.#resultOf(init.response!, MCP_METHODS.INITIALIZE, init.status);
       const version = result.protocolVersion;
       if (typeof version !== 'string' || version === '') {
         throw upstreamFailure('initialize result has no protocolVersion', init.status);
       }
       session.id = init.sessionId;
       session.protocolVersion = version;
-      const initialized = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
-      await this.#send(target, session, undefined, initialized, accessToken, undefined, false);
+      await this.#send(target, session, undefined, INITIALIZED, accessToken, undefined, false);
       session.ready = true;
       return session;
     } catch (error) {

@@ -19,6 +19,7 @@
 //   a response but with its last event id, so the caller can resume it (GET + Last-Event-ID).
 //   Without `onMessage` nothing of this runs and nothing more is allocated.
 import { type Dispatcher, Pool } from 'undici';
+import { MCP_HEADERS } from '../../shared/mcp/protocol.js';
 import { createEgressConnector, type UpstreamEgress } from './egress-connector.js';
 import {
   fromTransportError,
@@ -267,7 +268,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200 || this.#settled) return;
     const request = this.#request;
     this.#status = statusCode;
-    const session = headers['mcp-session-id'];
+    const session = headers[MCP_HEADERS.SESSION_ID];
     this.#sessionId = Array.isArray(session) ? session[0] : session;
     const length = headers['content-length'];
     if (length !== undefined && Number(length) > request.limits.maxResponseBytes) {

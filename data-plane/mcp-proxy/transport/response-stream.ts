@@ -13,7 +13,7 @@
 // Neither writes after the client went away; `closed` and `onClose` let the proxy stop work that
 // only that client was waiting for.
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from './protocol.js';
+import type { JsonRpcMessage } from './messages.js';
 import type { ReplayLogs, StreamLog } from './replay.js';
 
 const SSE_HEADERS = {

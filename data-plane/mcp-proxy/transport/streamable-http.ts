@@ -20,6 +20,12 @@ import {
   type GatewayError,
   gatewayError,
 } from '../../../shared/errors/index.js';
+import {
+  isSupportedProtocolVersion,
+  JSONRPC_ERROR_CODES,
+  MCP_HEADERS,
+  MCP_METHODS,
+} from '../../../shared/mcp/protocol.js';
 import { MAX_DEPTH, MAX_NODES } from '../../governance/request.js';
 import { withinJsonBounds } from '../../json-bounds.js';
 import { toGatewayError } from '../../plugins/errors.js';
@@ -27,16 +33,8 @@ import { refusedAgent } from '../../plugins/refusals.js';
 import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
 import type { McpProxy } from '../proxy.js';
 import type { ProxySession } from '../sessions.js';
+import { type JsonRpcMessage, type JsonRpcRequestMessage, kindOf } from './messages.js';
 import { isOriginAllowed } from './origin.js';
-import {
-  JSONRPC,
-  type JsonRpcMessage,
-  type JsonRpcRequestMessage,
-  kindOf,
-  PROTOCOL_VERSION_HEADER,
-  SESSION_HEADER,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from './protocol.js';
 import { CallStream, ServerStream, startEventStream } from './response-stream.js';
 
 export const MCP_PROXY_PATH = '/mcp/:serverId';
@@ -193,7 +191,8 @@ async function handlePost(
   const protocolVersion = checkedProtocolVersion(request);
   const initialize = messages.findIndex(
     (message, index) =>
-      kinds[index] === 'request' && (message as JsonRpcRequestMessage).method === 'initialize',
+      kinds[index] === 'request' &&
+      (message as JsonRpcRequestMessage).method === MCP_METHODS.INITIALIZE,
   );
   if (initialize !== -1) {
     if (messages.length !== 1) throw invalid('initialize must be sent alone');
@@ -240,7 +239,7 @@ async function handlePost(
               jsonrpc: '2.0',
               id: message.id,
               error: {
-                code: JSONRPC.INTERNAL_ERROR,
+                code: JSONRPC_ERROR_CODES.INTERNAL_ERROR,
                 message: 'INTERNAL_ERROR: the proxy failed',
                 data: { reasonCode: 'INTERNAL_ERROR' },
               },
@@ -261,7 +260,7 @@ function handleGet(proxy: McpProxy, request: ProxyRequest, reply: FastifyReply):
       problem: 'a GET stream needs Accept: text/event-stream',
     });
   }
-  const lastEventId = request.headers['last-event-id'];
+  const lastEventId = request.headers[MCP_HEADERS.LAST_EVENT_ID];
   if (typeof lastEventId === 'string' && lastEventId !== '') {
     // Resuming one of this session's call streams after a broken connection.
     if (!session.replay.canResume(lastEventId)) {
@@ -285,7 +284,7 @@ function handleGet(proxy: McpProxy, request: ProxyRequest, reply: FastifyReply):
 
 /** The live session the request names, of the same agent, tenant and server. */
 function findSession(proxy: McpProxy, request: ProxyRequest): ProxySession {
-  const id = request.headers[SESSION_HEADER];
+  const id = request.headers[MCP_HEADERS.SESSION_ID];
   if (typeof id !== 'string' || id === '') {
     throw gatewayError('MCP_SESSION_REQUIRED', { problem: 'send initialize first' });
   }
@@ -332,9 +331,9 @@ function admit(proxy: McpProxy, session: ProxySession, count: number): void {
 }
 
 function checkedProtocolVersion(request: FastifyRequest): string | undefined {
-  const version = request.headers[PROTOCOL_VERSION_HEADER];
+  const version = request.headers[MCP_HEADERS.PROTOCOL_VERSION];
   if (version === undefined) return undefined;
-  if (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+  if (typeof version !== 'string' || !isSupportedProtocolVersion(version)) {
     throw gatewayError('MCP_PROTOCOL_VERSION_UNSUPPORTED', {
       version: String(version).slice(0, 50),
     });
@@ -379,8 +378,8 @@ function sendTransportError(
   if (status === 429) reply.header('retry-after', '1');
   const rpcCode =
     code === 'REQUEST_INVALID' && /not valid JSON/.test(error.message)
-      ? JSONRPC.PARSE_ERROR
-      : JSONRPC.INVALID_REQUEST;
+      ? JSONRPC_ERROR_CODES.PARSE_ERROR
+      : JSONRPC_ERROR_CODES.INVALID_REQUEST;
   return reply.code(status).send({
     jsonrpc: '2.0',
     id: null,

@@ -27,6 +27,7 @@
 // - `close()` aborts every in-flight call (MCP_UPSTREAM_ABORTED) and the GET stream, then sends a
 //   bounded, best-effort DELETE.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MCP_ACCEPT, MCP_HEADERS } from '../../../shared/mcp/protocol.js';
 import {
   UPSTREAM_ERROR_CODES,
   UpstreamError,
@@ -113,9 +114,6 @@ export interface UpstreamSession {
   onGone: (() => void) | undefined;
 }
 
-const ACCEPT_BOTH = 'application/json, text/event-stream';
-const ACCEPT_SSE = 'text/event-stream';
-
 function ignore(): void {}
 
 /** Rejects with MCP_UPSTREAM_ABORTED when `signal` fires during the pause. */
@@ -171,7 +169,7 @@ export class Session implements UpstreamSession {
     if (this.closed) throw upstreamFailure('the upstream session is closed');
     if (caller?.aborted) throw upstreamAborted();
     const onMessage = options.onMessage ?? ignore;
-    const headers = await this.#headers(ACCEPT_BOTH, options.protocolVersion);
+    const headers = await this.#headers(MCP_ACCEPT.POST, options.protocolVersion);
     // The exchange observes both signals itself: no linked controller on the common path.
     const outcome = await exchange({
       dispatcher: this.#target.pool,
@@ -206,7 +204,7 @@ export class Session implements UpstreamSession {
       await exchange({
         dispatcher: this.#target.pool,
         path: this.#target.path,
-        headers: await this.#headers(ACCEPT_BOTH, options.protocolVersion),
+        headers: await this.#headers(MCP_ACCEPT.POST, options.protocolVersion),
         body: JSON.stringify(message),
         expectedId: undefined,
         skipStatus: 0,
@@ -247,7 +245,7 @@ export class Session implements UpstreamSession {
         dispatcher: this.#target.pool,
         path: this.#target.path,
         method: 'DELETE',
-        headers: await this.#headers(ACCEPT_SSE, undefined),
+        headers: await this.#headers(MCP_ACCEPT.STREAM, undefined),
         expectedId: undefined,
         skipStatus: 0,
         limits: {
@@ -281,8 +279,8 @@ export class Session implements UpstreamSession {
       }
       await pause(this.#delay(retryMs, attempts), signal);
       attempts++;
-      const headers = await this.#headers(ACCEPT_SSE, protocolVersion);
-      headers.push('last-event-id', lastEventId);
+      const headers = await this.#headers(MCP_ACCEPT.STREAM, protocolVersion);
+      headers.push(MCP_HEADERS.LAST_EVENT_ID, lastEventId);
       let outcome: ExchangeOutcome;
       try {
         outcome = await exchange({
@@ -315,8 +313,8 @@ export class Session implements UpstreamSession {
     let retryMs: number | undefined;
     let failures = 0;
     while (!signal.aborted) {
-      const headers = await this.#headers(ACCEPT_SSE, undefined);
-      if (lastEventId !== '') headers.push('last-event-id', lastEventId);
+      const headers = await this.#headers(MCP_ACCEPT.STREAM, undefined);
+      if (lastEventId !== '') headers.push(MCP_HEADERS.LAST_EVENT_ID, lastEventId);
       try {
         const outcome = await exchange({
           dispatcher: this.#target.pool,
@@ -362,11 +360,11 @@ export class Session implements UpstreamSession {
   async #headers(accept: string, protocolVersion: string | undefined): Promise<string[]> {
     // Only POSTs (which accept both) carry a body.
     const headers =
-      accept === ACCEPT_BOTH
+      accept === MCP_ACCEPT.POST
         ? ['content-type', 'application/json', 'accept', accept]
         : ['accept', accept];
-    if (this.sessionId !== undefined) headers.push('mcp-session-id', this.sessionId);
-    headers.push('mcp-protocol-version', protocolVersion ?? this.protocolVersion);
+    if (this.sessionId !== undefined) headers.push(MCP_HEADERS.SESSION_ID, this.sessionId);
+    headers.push(MCP_HEADERS.PROTOCOL_VERSION, protocolVersion ?? this.protocolVersion);
     const authorization = this.#config.authorization;
     if (authorization !== undefined) {
       const token = await authorization();

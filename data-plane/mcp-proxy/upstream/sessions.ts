@@ -5,6 +5,7 @@
 // what the client can do) and returns the upstream's answer with the session it opened.
 // `notifications/initialized` is the downstream client's to send; the proxy relays it through
 // `send`.
+import { MCP_ACCEPT } from '../../../shared/mcp/protocol.js';
 import { DEFAULT_UPSTREAM_EGRESS, type UpstreamEgress } from '../../upstream/egress-connector.js';
 import { upstreamFailure } from '../../upstream/errors.js';
 import {
@@ -65,12 +66,7 @@ export class UpstreamSessions {
       readTimeoutMs: config.readTimeoutMs,
       maxResponseBytes: config.maxMessageBytes,
     };
-    const headers = [
-      'content-type',
-      'application/json',
-      'accept',
-      'application/json, text/event-stream',
-    ];
+    const headers = ['content-type', 'application/json', 'accept', MCP_ACCEPT.POST];
     const token = config.authorization === undefined ? undefined : await config.authorization();
     if (token !== undefined) headers.push('authorization', `Bearer ${token}`);
     const outcome = await exchange({

@@ -8,6 +8,7 @@ import {
   type UpstreamClient,
   UpstreamError,
 } from '../../../data-plane/upstream/index.js';
+import { INSPECT_OFFERED_PROTOCOL_VERSION } from '../../../shared/mcp/protocol.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
 
 const CONFIGS = [
@@ -170,8 +171,8 @@ describe.each(CONFIGS)(
       ]);
       expect(seen[0]!.protocolVersion).toBeUndefined();
       expect(seen[0]!.sessionId).toBeUndefined();
-      expect(seen[1]!.protocolVersion).toBe('2025-06-18');
-      expect(seen[2]!.protocolVersion).toBe('2025-06-18');
+      expect(seen[1]!.protocolVersion).toBe(INSPECT_OFFERED_PROTOCOL_VERSION);
+      expect(seen[2]!.protocolVersion).toBe(INSPECT_OFFERED_PROTOCOL_VERSION);
       if (config.stateful) {
         expect(seen[1]!.sessionId).toBeTypeOf('string');
         expect(seen[2]!.sessionId).toBe(seen[1]!.sessionId);

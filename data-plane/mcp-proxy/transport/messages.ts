@@ -1,22 +1,6 @@
-// What the proxy's downstream transport knows of MCP itself: the protocol revisions it speaks
-// (every revision the official SDK still negotiates: the proxy relays messages, it does not
-// reinterpret them, so an older revision costs nothing), the headers, and the shapes of JSON-RPC
-// messages. A new protocol era is a new transport folder beside this one, not a rewrite.
-
-/** Newest first. 2025-11-25 is what the official TypeScript SDK speaks today. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([
-  '2025-11-25',
-  '2025-06-18',
-  '2025-03-26',
-  '2024-11-05',
-  '2024-10-07',
-]);
-
-/** Assumed when a request carries no MCP-Protocol-Version header (the 2025-06-18 transport rule). */
-export const DEFAULT_NEGOTIATED_VERSION = '2025-03-26';
-
-export const SESSION_HEADER = 'mcp-session-id';
-export const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
+// The shapes of the JSON-RPC 2.0 messages the proxy's downstream transport reads and writes, and
+// how a parsed value is told apart. The protocol's own facts (revisions, headers, error codes,
+// methods) are in shared/mcp/protocol.ts.
 
 export type JsonRpcId = string | number;
 
@@ -67,14 +51,3 @@ export function kindOf(value: unknown): MessageKind {
   if ('result' in message || 'error' in message) return 'response';
   return 'invalid';
 }
-
-/** JSON-RPC error codes the proxy answers with. */
-export const JSONRPC = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  INTERNAL_ERROR: -32603,
-  /** A call the gateway denied (the message names the reasonCode; data carries it). */
-  GATEWAY_DENIED: -32001,
-  /** A call the gateway allowed but could not complete upstream (same as inspect). */
-  UPSTREAM_FAILED: -32002,
-} as const;
