@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { type ApprovalId, asApprovalId, type ServerId, type TenantId } from '../../shared/ids.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import { waitForApprovalDecision } from '../approval-wait.js';
 import type { InspectAnswer } from '../governance/answers.js';
@@ -108,10 +109,7 @@ function buildCall(
       id: message.id,
       method: message.method,
       params,
-      arguments:
-        typeof args === 'object' && args !== null && !Array.isArray(args)
-          ? (args as Record<string, unknown>)
-          : {},
+      arguments: isRecord(args) ? args : {},
     },
     policy: undefined,
     approvalId,

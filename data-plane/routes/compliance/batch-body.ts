@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { isRecord } from '../../../shared/json/is-record.js';
 import { type ComplianceLimits, MAX_ITEM_ID_LENGTH } from './limits.js';
 
 const anyJson = z.unknown().optional();
@@ -213,10 +214,6 @@ function tooLarge(limit: keyof ComplianceLimits, max: number, actual: number, su
     { subject, actual, max, limit },
     { details: { limit, max, actual } },
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion; stops past `max`. */
