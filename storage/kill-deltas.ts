@@ -8,6 +8,7 @@
 // them once, to the tenant's last kill in it: a data plane applies the batch in order.
 import { Prisma } from '../prisma/generated/client/client.js';
 import type { AgentKillDelta } from '../shared/config-stream/protocol.js';
+import { isRecord } from '../shared/json/is-record.js';
 import type { StatusListConfig } from '../shared/snapshot/index.js';
 import type { KillRecord } from './agent-kills.js';
 import type { Database } from './database.js';
@@ -80,8 +81,4 @@ export function killDeltaOf(
     killedAt: kill.killedAt.toISOString(),
     statusLists,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -19,6 +19,7 @@ import { readFile } from 'node:fs/promises';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
 import { issue } from '@digitalbazaar/vc';
+import { decodeBase58btc } from './base58btc.js';
 
 export const DELEGATION_CREDENTIAL_TYPE = 'AgentDelegationCredential';
 
@@ -436,32 +437,16 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE58_DIGIT = new Map([...BASE58].map((char, index) => [char, index]));
-
 /**
  * The 32 bytes of a `z6Mk…` key: multibase base58btc (`z`) of the multicodec ed25519-pub prefix
- * 0xed 0x01 and the key, always 48 characters; null for anything else. (The gateway's decoder,
- * shared/identity/ed25519-multibase.ts, kept here so the package stands alone.)
+ * 0xed 0x01 and the key, always 48 characters; null for anything else (the gateway's check,
+ * shared/identity/ed25519-multibase.ts, over the same base58btc codec).
  */
 function ed25519PublicKeyBytes(multibase: string): Uint8Array | null {
   if (multibase.length !== 48 || multibase[0] !== 'z') return null;
-  // Little-endian base-256 digits of the number the base58 digits spell (no leading '1': the
-  // first byte is 0xed).
-  const bytes: number[] = [];
-  for (const char of multibase.slice(1)) {
-    let carry = BASE58_DIGIT.get(char);
-    if (carry === undefined) return null;
-    for (let at = 0; at < bytes.length; at++) {
-      carry += (bytes[at] as number) * 58;
-      bytes[at] = carry & 0xff;
-      carry >>= 8;
-    }
-    for (; carry > 0; carry >>= 8) bytes.push(carry & 0xff);
-  }
-  bytes.reverse();
-  if (bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) return null;
-  return Uint8Array.from(bytes.slice(2));
+  const bytes = decodeBase58btc(multibase.slice(1));
+  if (bytes?.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) return null;
+  return bytes.slice(2);
 }
 
 /** `2026-07-04T10:00:00Z`: ISO 8601 in UTC, milliseconds dropped. */

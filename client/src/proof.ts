@@ -2,6 +2,7 @@
 // the agent's did:key verification method, over { htm, htu, body_sha256, iat, jti } — the same
 // claims and header the gateway's verifier (shared/agentiam/proof-of-possession.ts) checks,
 // signed here with WebCrypto so it runs in browsers and edge runtimes as well as Node.
+import { encodeBase58btc } from './base58btc.js';
 import type { Ed25519PrivateJwk } from './config.js';
 
 const encoder = new TextEncoder();
@@ -65,35 +66,10 @@ export async function createAgentProof(
 }
 
 const ED25519_MULTICODEC = [0xed, 0x01];
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /** `z` + base58btc(0xed 0x01 ‖ key): the did:key form of an Ed25519 public key. */
 export function ed25519Multibase(publicKey: Uint8Array): string {
-  return `z${base58(Uint8Array.from([...ED25519_MULTICODEC, ...publicKey]))}`;
-}
-
-function base58(bytes: Uint8Array): string {
-  const digits: number[] = [0];
-  for (const byte of bytes) {
-    let carry = byte;
-    for (let i = 0; i < digits.length; i++) {
-      carry += (digits[i] as number) << 8;
-      digits[i] = carry % 58;
-      carry = Math.floor(carry / 58);
-    }
-    while (carry > 0) {
-      digits.push(carry % 58);
-      carry = Math.floor(carry / 58);
-    }
-  }
-  let text = '';
-  for (const byte of bytes) {
-    if (byte !== 0) break;
-    text += '1';
-  }
-  for (let i = digits.length - 1; i >= 0; i--) text += BASE58[digits[i] as number];
-  // A leading zero digit appears only for an all-zero input, already written as '1's.
-  return bytes.every((byte) => byte === 0) ? text.slice(0, bytes.length) : text;
+  return `z${encodeBase58btc(Uint8Array.from([...ED25519_MULTICODEC, ...publicKey]))}`;
 }
 
 export function toBase64url(bytes: Uint8Array): string {

@@ -12,6 +12,7 @@ import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import { compileBodyValidator } from '../../shared/validation/body-validator.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import { actorOf, type Caller } from '../graphql/context.js';
@@ -222,14 +223,8 @@ export async function agentsSpawnRoutes(
           503: errorBodySchema,
         },
       },
-      validatorCompiler: ({ httpPart }) => {
-        // Headers are read by the handler (idempotencyKeyOf); only the body is validated here.
-        if (httpPart !== 'body') return () => true;
-        return (data: unknown) => {
-          const parsed = spawnBodySchema.safeParse(data);
-          return parsed.success ? { value: parsed.data } : { error: bodyProblem(parsed.error) };
-        };
-      },
+      // Headers are read by the handler (idempotencyKeyOf); only the body is validated here.
+      validatorCompiler: compileBodyValidator(spawnBodySchema, bodyProblem),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);

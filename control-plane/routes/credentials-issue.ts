@@ -11,6 +11,7 @@ import { isoSeconds } from '../../shared/agentiam/credentials.js';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import { compileBodyValidator } from '../../shared/validation/body-validator.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import { actorOf, type Caller } from '../graphql/context.js';
@@ -105,10 +106,7 @@ export async function credentialsIssueRoutes(
           503: errorBodySchema,
         },
       },
-      validatorCompiler: () => (data: unknown) => {
-        const parsed = issueBodySchema.safeParse(data);
-        return parsed.success ? { value: parsed.data } : { error: bodyProblem(parsed.error) };
-      },
+      validatorCompiler: compileBodyValidator(issueBodySchema, bodyProblem),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);

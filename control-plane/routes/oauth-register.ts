@@ -14,15 +14,17 @@ import { errorBodySchema, GatewayError, gatewayError } from '../../shared/errors
 import { SCOPES } from '../../shared/identity/scopes.js';
 import {
   type ClientMetadata,
+  clientMetadataIssues,
   clientMetadataSchema,
-  parseClientMetadata,
   responseTypesOf,
+  toClientMetadata,
 } from '../../shared/oauth/client-metadata.js';
 import {
   buildOAuthErrorBody,
   OAUTH_REGISTRATION_ERRORS,
   oauthErrorBodySchema,
 } from '../../shared/oauth/errors.js';
+import { compileBodyValidator } from '../../shared/validation/body-validator.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import { actorOf, type Caller } from '../graphql/context.js';
@@ -123,12 +125,11 @@ export async function oauthRegisterRoutes(
           415: errorBodySchema,
         },
       },
-      validatorCompiler: () => (data: unknown) => {
-        const parsed = parseClientMetadata(data);
-        return parsed.success
-          ? { value: parsed.metadata }
-          : { error: registrationRefused(parsed.issues) };
-      },
+      validatorCompiler: compileBodyValidator(
+        clientMetadataSchema,
+        (error) => registrationRefused(clientMetadataIssues(error)),
+        { after: toClientMetadata },
+      ),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);

@@ -41,6 +41,7 @@ import { asAgentId, asTenantId } from '../../shared/ids.js';
 import { generateClientId, generateClientSecret } from '../../shared/oauth/client-credentials.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import { isStorableText } from '../../shared/text/storable-text.js';
+import { toolsBeyond } from '../../shared/tools/name-globs.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -373,29 +374,6 @@ async function requireParent(
       { details: { parentAgentId: parent.id, tools: extra } },
     );
   }
-}
-
-/**
- * The child's tools its parent does not hold (spec §2.3: a sub-agent's tools are a subset of its
- * parent's). Tools are exact names or `*` globs: a child's entry is held when the parent lists
- * it, lists `*`, or lists a glob matching it — a child glob included, read as text: its own `*`
- * must then fall under one of the parent's, so everything it matches the parent's glob matches.
- */
-export function toolsBeyond(parent: readonly string[], child: readonly string[]): string[] {
-  if (parent.includes('*')) return [];
-  const exact = new Set(parent);
-  const globs = parent.filter((tool) => tool.includes('*')).map(globRegex);
-  return [
-    ...new Set(child.filter((tool) => !exact.has(tool) && !globs.some((glob) => glob.test(tool)))),
-  ];
-}
-
-function globRegex(glob: string): RegExp {
-  const source = glob
-    .split('*')
-    .map((part) => part.replace(/[\\^$.|?+()[\]{}/-]/g, '\\$&'))
-    .join('[^]*');
-  return new RegExp(`^${source}$`, 'u');
 }
 
 interface Allocation {

@@ -5,6 +5,7 @@
 // that changed again after the review is never approved unseen.
 import { gatewayError } from '../../shared/errors/index.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import { pinVerdict, type ToolPinningMode } from '../../shared/tools/tool-pins.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
@@ -153,7 +154,5 @@ export function changedFields(approved: unknown, observed: unknown): string[] {
 }
 
 function asObject(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }

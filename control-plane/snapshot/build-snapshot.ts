@@ -8,6 +8,7 @@
 
 import { Prisma } from '../../prisma/generated/client/client.js';
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import { RETIRED_TOKEN_KEY_RETENTION_SECONDS } from '../../shared/oauth/token-lifetimes.js';
 import {
   type AgentStatus,
@@ -302,7 +303,5 @@ const CLOSED_POLICY: GatewayPolicyConfig = {
 };
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }

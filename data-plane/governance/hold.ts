@@ -115,7 +115,7 @@ function heldAnswer(
     inspectionId: exchange.inspectionId,
     executionMode: exchange.call.mode,
     enforced: true,
-    message: decision.reason,
+    message: formatErrorMessage('NPL_REQUIRE_HUMAN', { reason: decision.reason }),
     approval: {
       id: approval.id,
       status: approval.status,

@@ -1,9 +1,10 @@
 // The inspection pipeline of spec §1.3 as one pure function over the compiled snapshot: no I/O,
 // no clock. Steps run in the spec's order and the first failing one decides; the route does the
 // I/O the outcome calls for (audit, approval, forward). Shadow mode runs the same function and
-// treats a failing outcome as the counterfactual decision.
+// treats a failing outcome as the counterfactual decision. A deny's message is always its code's
+// template from the error registry (shared/errors/codes.ts), never text written here.
 
-import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
+import { type ErrorCode, type ErrorParams, formatErrorMessage } from '../../shared/errors/index.js';
 import { MCP_METHODS } from '../../shared/mcp/protocol.js';
 import {
   buildFailClosedPolicy,
@@ -46,17 +47,17 @@ export function runPipeline(
   const { rpc } = request;
   // Step 2: the target server is on the tenant's trusted whitelist.
   if (!policy.trustedServers.has(request.serverId)) {
-    return deny('MCP_SERVER_NOT_WHITELISTED', `server ${request.serverId} is not whitelisted`);
+    return deny('MCP_SERVER_NOT_WHITELISTED', { serverId: request.serverId });
   }
   // Step 3: the method and the tool are not blocked, and the tool is one the agent may use.
   if (policy.isMethodBlocked(rpc.method)) {
-    return deny('MCP_METHOD_BLOCKED', `method ${rpc.method} is blocked`);
+    return deny('MCP_METHOD_BLOCKED', { kind: 'method', name: rpc.method });
   }
   if (policy.isToolBlocked(request.toolName)) {
-    return deny('MCP_METHOD_BLOCKED', `tool ${request.toolName} is blocked`);
+    return deny('MCP_METHOD_BLOCKED', { kind: 'tool', name: request.toolName });
   }
   if (rpc.method === MCP_METHODS.TOOLS_CALL && !agent.isToolAllowed(request.toolName)) {
-    return deny('AGENT_TOOL_NOT_ALLOWED', `agent may not use tool ${request.toolName}`);
+    return deny('AGENT_TOOL_NOT_ALLOWED', { toolName: request.toolName });
   }
   // Step 3 still: a tool whose definition changed since approval, or that nobody approved under
   // approved_only, is held (docs/tool-pinning.md).
@@ -64,10 +65,7 @@ export function runPipeline(
     rpc.method === MCP_METHODS.TOOLS_CALL ? server?.toolVerdict(request.toolName) : undefined;
   if (held !== undefined) {
     const code = held === 'changed' ? 'MCP_TOOL_DEFINITION_CHANGED' : 'MCP_TOOL_NOT_APPROVED';
-    return deny(
-      code,
-      formatErrorMessage(code, { tool: request.toolName, serverId: request.serverId }),
-    );
+    return deny(code, { tool: request.toolName, serverId: request.serverId });
   }
   const view: ToolCallView = {
     method: rpc.method,
@@ -79,13 +77,13 @@ export function runPipeline(
   if (policy.denyDestructive) {
     const signal = policy.detectDestructive(view);
     if (signal) {
-      return deny('MCP_DESTRUCTIVE_OP_BLOCKED', `destructive operation: ${signal.detail}`, signal);
+      return deny('MCP_DESTRUCTIVE_OP_BLOCKED', { signal: signal.detail }, signal);
     }
   }
   // Between steps 4 and 5: the data-exfiltration heuristics the tenant switched on.
   const leak = policy.detectExfiltration(view);
   if (leak) {
-    return deny('MCP_DATA_EXFILTRATION_SUSPECTED', `possible exfiltration: ${leak.detail}`, leak);
+    return deny('MCP_DATA_EXFILTRATION_SUSPECTED', { signal: leak.detail }, leak);
   }
   // Step 5: NPL, the tenant's pins plus the one the request names; the most restrictive wins.
   const policies = effectivePolicies(tenant, request.policy);
@@ -139,10 +137,20 @@ export function buildNplContext(
   };
 }
 
-function deny(code: ErrorCode, message: string, signal?: DetectorSignal): PipelineOutcome {
+/** A deny whose message is the registry's template for its code (shared/errors/codes.ts). */
+function deny<Code extends ErrorCode>(
+  code: Code,
+  params: ErrorParams<Code>,
+  signal?: DetectorSignal,
+): PipelineOutcome {
+  const message = formatErrorMessage(code, params);
   return signal ? { kind: 'deny', code, message, signal } : { kind: 'deny', code, message };
 }
 
-function denyByPolicy(code: ErrorCode, decision: NplDecision): PipelineOutcome {
-  return { kind: 'deny', code, message: decision.reason, decision };
+function denyByPolicy(
+  code: 'NPL_POLICY_BLOCK' | 'NPL_REGISTRY_FAIL_CLOSED',
+  decision: NplDecision,
+): PipelineOutcome {
+  const message = formatErrorMessage(code, { reason: decision.reason });
+  return { kind: 'deny', code, message, decision };
 }

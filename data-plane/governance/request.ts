@@ -20,6 +20,7 @@ import {
   asServerId,
   type ServerId,
 } from '../../shared/ids.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import { MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { POLICY_URI_PATTERN } from '../../shared/npl/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
@@ -83,10 +84,6 @@ const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 /** The execution modes, for checking a mode named in a request. */
 export const MODES: ReadonlySet<string> = new Set(EXECUTION_MODES);
 const RPC_MEMBERS: ReadonlySet<string> = new Set(Object.keys(jsonRpcCallSchema.shape));
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The JSON-RPC id to echo in a refusal: only a valid one, else null. */
 function echoedRpcId(body: unknown): string | number | null {

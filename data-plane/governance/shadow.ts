@@ -2,7 +2,7 @@
 // counterfactual (`inspect.shadow_block`) reported in `shadow`, and the call is forwarded as in
 // production (a SIMULATE decision is reported, the call still forwarded).
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
-import type { ErrorCode } from '../../shared/errors/index.js';
+import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type ShadowView } from './answers.js';
 import { appendDenyAudit } from './deny.js';
@@ -25,7 +25,11 @@ export async function answerShadow(
   const block: Block =
     outcome.kind === 'deny'
       ? outcome
-      : { code, message: outcome.decision.reason, decision: outcome.decision };
+      : {
+          code,
+          message: formatErrorMessage('NPL_REQUIRE_HUMAN', { reason: outcome.decision.reason }),
+          decision: outcome.decision,
+        };
   const auditId = await appendDenyAudit(
     deps,
     tenant,

@@ -6,6 +6,8 @@
 // split the same way, `*` being a glob inside a word; it matches when its words equal a run of
 // consecutive words of the name. So `delete` matches `delete_draft` and `bulkDelete`, `drop`
 // does not match `dropdown_select`, `drop*` does, and `format_disk` matches `quick_format_disk`.
+// A word's glob is the shared name pattern (shared/tools/name-globs.ts), compiled once per list.
+import { compileGlob, type NameTest } from '../../shared/tools/name-globs.js';
 
 const MAX_NAME = 512;
 
@@ -53,30 +55,6 @@ export function splitWords(name: string, star = false): string[] {
   return words;
 }
 
-/** Glob match of one word; `*` matches any run of characters. Linear-ish, no regex. */
-export function matchGlob(pattern: string, word: string): boolean {
-  let p = 0;
-  let w = 0;
-  let star = -1;
-  let mark = 0;
-  while (w < word.length) {
-    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === word[w]) {
-      p++;
-      w++;
-    } else if (p < pattern.length && pattern[p] === '*') {
-      star = p++;
-      mark = w;
-    } else if (star >= 0) {
-      p = star + 1;
-      w = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.length && pattern[p] === '*') p++;
-  return p === pattern.length;
-}
-
 /** A compiled pattern list: single plain words in a Set, the rest as word sequences. */
 export interface WordPatterns {
   /** The first pattern matching the words (its source text), or null. */
@@ -85,7 +63,7 @@ export interface WordPatterns {
 
 export function compileWordPatterns(patterns: readonly string[]): WordPatterns {
   const plain = new Map<string, string>();
-  const sequences: { source: string; words: string[] }[] = [];
+  const sequences: { source: string; words: NameTest[] }[] = [];
   for (const source of patterns) {
     if (typeof source !== 'string') throw new TypeError('word patterns must be strings');
     const words = splitWords(source, true);
@@ -93,7 +71,7 @@ export function compileWordPatterns(patterns: readonly string[]): WordPatterns {
     if (words.length === 1 && !words[0]!.includes('*')) {
       if (!plain.has(words[0]!)) plain.set(words[0]!, source);
     } else {
-      sequences.push({ source, words });
+      sequences.push({ source, words: words.map(compileGlob) });
     }
   }
   return {
@@ -105,7 +83,7 @@ export function compileWordPatterns(patterns: readonly string[]): WordPatterns {
       for (const { source, words: seq } of sequences) {
         for (let start = 0; start + seq.length <= words.length; start++) {
           let k = 0;
-          while (k < seq.length && matchGlob(seq[k]!, words[start + k]!)) k++;
+          while (k < seq.length && seq[k]!(words[start + k]!)) k++;
           if (k === seq.length) return source;
         }
       }

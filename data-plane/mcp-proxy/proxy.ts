@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import { JSONRPC_ERROR_CODES, MCP_HEADERS, MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
@@ -383,9 +384,7 @@ export class McpProxy {
 /** An answer's result, where its `_meta` travels. */
 function resultOf(message: JsonRpcResponseMessage): Record<string, unknown> | undefined {
   const result = message.result;
-  return typeof result === 'object' && result !== null && !Array.isArray(result)
-    ? (result as Record<string, unknown>)
-    : undefined;
+  return isRecord(result) ? result : undefined;
 }
 
 function identityRequired(): Block {

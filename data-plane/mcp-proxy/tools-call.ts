@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { type ApprovalId, asApprovalId, type ServerId, type TenantId } from '../../shared/ids.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import { JSONRPC_ERROR_CODES, MCP_METHODS } from '../../shared/mcp/protocol.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import { waitForApprovalDecision } from '../approval-wait.js';
@@ -109,10 +110,7 @@ function buildCall(
       id: message.id,
       method: message.method,
       params,
-      arguments:
-        typeof args === 'object' && args !== null && !Array.isArray(args)
-          ? (args as Record<string, unknown>)
-          : {},
+      arguments: isRecord(args) ? args : {},
     },
     policy: undefined,
     approvalId,

@@ -1,39 +1,19 @@
-// Matches method and tool names against a policy's list of exact names and `*` globs. Compiled
-// once per snapshot: exact names go into a Set, globs into one anchored regular expression whose
-// only quantifier is `[^]*` between literals; names longer than MAX_NAME_LENGTH are not matched
-// at all but count as blocked (fail closed), so matching stays cheap on any input.
+// The gateway policy's method and tool lists and an agent's allowed tools, compiled once per
+// snapshot with the shared name patterns (shared/tools/name-globs.ts: exact names and `*` globs).
+// What this module adds is the data plane's rule for over-long names: a name longer than
+// MAX_NAME_LENGTH is never allowed, and counts as blocked by a block list that has a glob (fail
+// closed); no real tool or method name is that long.
+import { compileNamePatterns, isGlob, type NameTest } from '../../shared/tools/name-globs.js';
 
-export type NameMatcher = (name: string) => boolean;
+export type NameMatcher = NameTest;
 
 const MAX_NAME_LENGTH = 512;
-const NEVER: NameMatcher = () => false;
 
+/** A block list: whether the name is blocked. */
 export function compileNameMatcher(patterns: readonly string[]): NameMatcher {
-  const exact = new Set<string>();
-  const globs: string[] = [];
-  for (const pattern of patterns) {
-    if (pattern === '*') return () => true;
-    if (pattern.includes('*')) globs.push(pattern);
-    else exact.add(pattern);
-  }
-  if (exact.size === 0 && globs.length === 0) return NEVER;
-  const regex =
-    globs.length === 0
-      ? undefined
-      : new RegExp(`^(?:${globs.map(globToRegexSource).join('|')})$`, 'u');
-  return (name) => {
-    if (exact.has(name)) return true;
-    if (regex === undefined) return false;
-    // Lists are block lists: a name too long to match cheaply counts as matched (fail closed).
-    return name.length > MAX_NAME_LENGTH || regex.test(name);
-  };
-}
-
-function globToRegexSource(glob: string): string {
-  return glob
-    .split('*')
-    .map((part) => part.replace(/[\\^$.|?+()[\]{}/-]/g, '\\$&'))
-    .join('[^]*');
+  const matches = compileNamePatterns(patterns);
+  if (patterns.includes('*') || !patterns.some(isGlob)) return matches;
+  return (name) => name.length > MAX_NAME_LENGTH || matches(name);
 }
 
 /**
@@ -41,6 +21,6 @@ function globToRegexSource(glob: string): string {
  * directions fail closed.
  */
 export function compileAllowList(patterns: readonly string[]): NameMatcher {
-  const matches = compileNameMatcher(patterns);
+  const matches = compileNamePatterns(patterns);
   return (name) => name.length <= MAX_NAME_LENGTH && matches(name);
 }

@@ -12,6 +12,7 @@
 // - Every connection passes the egress policy on the address it goes to (egress-connector.ts).
 // - Server-initiated requests and notifications in an SSE answer are not relayed in this version.
 import { Pool } from 'undici';
+import { isRecord } from '../../shared/json/is-record.js';
 import {
   INSPECT_OFFERED_PROTOCOL_VERSION,
   MCP_ACCEPT,
@@ -228,9 +229,7 @@ class ForwardingClient implements UpstreamClient {
   async listTools(target: UpstreamTarget, options: ListToolsOptions = {}): Promise<UpstreamTool[]> {
     return (await this.listToolDefinitions(target, options)).map(({ name, definition }) => {
       const annotations = definition.annotations;
-      return typeof annotations === 'object' && annotations !== null && !Array.isArray(annotations)
-        ? { name, annotations: annotations as Record<string, unknown> }
-        : { name };
+      return isRecord(annotations) ? { name, annotations } : { name };
     });
   }
 

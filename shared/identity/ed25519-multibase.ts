@@ -2,59 +2,18 @@
 // multicodec prefix ed25519-pub (0xed 0x01, varint) followed by the 32 key bytes, which always
 // reads `z6Mk…` and is the method-specific id of a `did:key` (W3C did:key spec, §3.1.2).
 //
-// Why a decoder of our own: no base58 library is a dependency of the gateway, and the one thing
-// needed here is base58btc (Bitcoin alphabet) of 34 bytes, exact and without leniency: no
-// whitespace, no other multibase prefix, no leading-zero tricks. A key is always 48 characters
-// (34 bytes starting 0xed are always 47 base58 digits), so the quadratic base conversion never
-// sees more than that.
+// Why a codec of our own (shared/encoding/base58btc.ts): no base58 library is a dependency of
+// the gateway, and the one thing needed here is base58btc (Bitcoin alphabet) of 34 bytes, exact
+// and without leniency: no whitespace, no other multibase prefix, no leading-zero tricks. A key
+// is always 48 characters (34 bytes starting 0xed are always 47 base58 digits), so the quadratic
+// base conversion never sees more than that.
+import { decodeBase58btc, encodeBase58btc } from '../encoding/base58btc.js';
 
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const DIGIT = new Map([...ALPHABET].map((char, index) => [char, index]));
 /** Multicodec ed25519-pub as an unsigned varint. */
 const ED25519_PUB = [0xed, 0x01] as const;
 const KEY_BYTES = 32;
 /** `z` + the 47 base58 digits of 0xed 0x01 and 32 bytes. */
 const ENCODED_LENGTH = 48;
-
-/** The base58btc digits of `text` as bytes; undefined when a character is not in the alphabet. */
-function decodeBase58btc(text: string): Uint8Array | undefined {
-  let zeros = 0;
-  while (zeros < text.length && text[zeros] === '1') zeros++;
-  // Little-endian base-256 digits of the number the base58 digits after the zeros spell.
-  const bytes: number[] = [];
-  for (let index = zeros; index < text.length; index++) {
-    let carry = DIGIT.get(text[index] as string);
-    if (carry === undefined) return undefined;
-    for (let at = 0; at < bytes.length; at++) {
-      carry += (bytes[at] as number) * 58;
-      bytes[at] = carry & 0xff;
-      carry >>= 8;
-    }
-    for (; carry > 0; carry >>= 8) bytes.push(carry & 0xff);
-  }
-  const out = new Uint8Array(zeros + bytes.length);
-  for (let at = 0; at < bytes.length; at++) out[out.length - 1 - at] = bytes[at] as number;
-  return out;
-}
-
-function encodeBase58btc(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  // Little-endian base-58 digits.
-  const digits: number[] = [];
-  for (let index = zeros; index < bytes.length; index++) {
-    let carry = bytes[index] as number;
-    for (let at = 0; at < digits.length; at++) {
-      carry += (digits[at] as number) << 8;
-      digits[at] = carry % 58;
-      carry = Math.floor(carry / 58);
-    }
-    for (; carry > 0; carry = Math.floor(carry / 58)) digits.push(carry % 58);
-  }
-  let text = '1'.repeat(zeros);
-  for (let at = digits.length - 1; at >= 0; at--) text += ALPHABET[digits[at] as number];
-  return text;
-}
 
 /** The 32 bytes of a `z6Mk…` Ed25519 public key; undefined for anything else. */
 export function decodeEd25519PublicKey(multibase: string): Uint8Array | undefined {

@@ -10,6 +10,7 @@
 // only, no allocation per run), `scanSecretSpans` reports where every secret is, for masking
 // (mask-secrets.ts). They must agree on whether a string holds a secret (a test pins that).
 
+import { isRecord } from '../json/is-record.js';
 import type { Finding } from './types.js';
 
 const secret = (detail: string): Finding => Object.freeze({ kind: 'secret', detail });
@@ -123,12 +124,7 @@ function looksRandom(s: string, a: number, b: number): boolean {
 function jwtHeaderHasAlg(segment: string): boolean {
   try {
     const header: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return (
-      typeof header === 'object' &&
-      header !== null &&
-      !Array.isArray(header) &&
-      typeof (header as { alg?: unknown }).alg === 'string'
-    );
+    return isRecord(header) && typeof header.alg === 'string';
   } catch {
     return false;
   }

@@ -4,6 +4,8 @@
 // problem is collected before failing, in document order; each issue has a JSON path and, when
 // the document came as text, its line and column there. Condition ASTs are kept (WeakMap keyed
 // by the frozen rule) for compilePolicy.
+
+import { isRecord } from '../json/is-record.js';
 import type { NplConditionAst } from './condition/ast.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';
 import { compareSortPaths, type PlacedIssue, toDocumentIssues } from './document-issues.js';
@@ -34,10 +36,6 @@ export type SafeParsePolicyResult =
 interface FoundIssue extends PlacedIssue {
   /** Character offset inside the condition text, for its source position. */
   readonly offset?: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

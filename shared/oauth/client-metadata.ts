@@ -197,27 +197,30 @@ export type ClientMetadataResult =
 /** Parses a registration request body; never throws. */
 export function parseClientMetadata(body: unknown): ClientMetadataResult {
   const parsed = clientMetadataSchema.safeParse(body);
-  if (!parsed.success) {
-    // The first issue of each field: a value of the wrong type fails its checks too.
-    const issues = new Map<string, ClientMetadataIssue>();
-    for (const issue of parsed.error.issues) {
-      const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
-      if (!issues.has(field)) issues.set(field, { field, message: issue.message });
-    }
-    return metadataRefusal([...issues.values()]);
+  if (!parsed.success) return metadataRefusal(clientMetadataIssues(parsed.error));
+  return { success: true, metadata: toClientMetadata(parsed.data) };
+}
+
+/** The first issue of each field: a value of the wrong type fails its checks too. */
+export function clientMetadataIssues(error: z.ZodError): ClientMetadataIssue[] {
+  const issues = new Map<string, ClientMetadataIssue>();
+  for (const issue of error.issues) {
+    const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+    if (!issues.has(field)) issues.set(field, { field, message: issue.message });
   }
-  const data = parsed.data;
+  return [...issues.values()];
+}
+
+/** The metadata a registration stores: the parsed body, defaults filled in, lists deduplicated. */
+export function toClientMetadata(data: z.output<typeof clientMetadataSchema>): ClientMetadata {
   return {
-    success: true,
-    metadata: {
-      agentId: data.agent_id,
-      clientName: data.client_name,
-      grantTypes: [...new Set(data.grant_types ?? ['client_credentials'])],
-      tokenEndpointAuthMethod: data.token_endpoint_auth_method ?? 'client_secret_basic',
-      redirectUris: [...new Set(data.redirect_uris ?? [])],
-      scope: data.scope,
-      resources: data.resources === undefined ? undefined : [...new Set(data.resources)],
-    },
+    agentId: data.agent_id,
+    clientName: data.client_name,
+    grantTypes: [...new Set(data.grant_types ?? ['client_credentials'])],
+    tokenEndpointAuthMethod: data.token_endpoint_auth_method ?? 'client_secret_basic',
+    redirectUris: [...new Set(data.redirect_uris ?? [])],
+    scope: data.scope,
+    resources: data.resources === undefined ? undefined : [...new Set(data.resources)],
   };
 }
 

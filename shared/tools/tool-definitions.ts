@@ -8,6 +8,7 @@
 // Pure: the control plane's refresher, the data plane's pass-through recording and the snapshot
 // builder all read and write this one form.
 import { contentHash } from '../json/canonical-json.js';
+import { isRecord } from '../json/is-record.js';
 import type { ToolAnnotations } from '../snapshot/types.js';
 
 /** One tool of a `tools/list` answer: its name and the whole definition as sent. */
@@ -106,8 +107,4 @@ export function readStoredDigests(value: unknown): Record<string, string> {
     if (entry.digest !== undefined) digests[name] = entry.digest;
   }
   return digests;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@
 // affected, and a tool seen for the first time is pinned, not held. A digest from a tools/list
 // being answered right now counts as the observed one, so a change is held in the very answer
 // that reveals it, before the database has recorded it.
+import { isRecord } from '../json/is-record.js';
 
 export const TOOL_PINNING_MODES = ['first_sight', 'approved_only'] as const;
 export type ToolPinningMode = (typeof TOOL_PINNING_MODES)[number];
@@ -65,8 +66,4 @@ export function keepListedTools<Result>(
     else kept?.push(tool);
   }
   return kept === undefined ? result : ({ ...result, tools: kept } as Result);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

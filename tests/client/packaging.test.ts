@@ -14,7 +14,17 @@ const manifest = JSON.parse(readFileSync(join(clientDir, 'package.json'), 'utf8'
 };
 const SUBPATHS = Object.keys(manifest.exports).filter((path) => path !== './package.json');
 /** The core's modules: platform APIs only, no imports beyond their own directory. */
-const CORE = ['index', 'config', 'errors', 'http', 'core', 'identity', 'proof', 'approvals'];
+const CORE = [
+  'index',
+  'config',
+  'errors',
+  'http',
+  'core',
+  'identity',
+  'proof',
+  'base58btc',
+  'approvals',
+];
 
 function newestSource(dir: string): number {
   let newest = 0;

@@ -83,7 +83,7 @@ export function governMcpClient(
   };
 }
 
-/** The gateway's allow-list semantics (data-plane/store/name-matcher.ts): exact names, `*` globs. */
+/** The gateway's allow-list semantics (shared/tools/name-globs.ts): exact names, `*` globs. */
 function compileAllowList(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.includes('*')) return () => true;
   const exact = new Set(patterns.filter((pattern) => !pattern.includes('*')));

@@ -6,7 +6,8 @@
 // REQUEST_INVALID naming the field.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { compileBodyValidator } from '../../../shared/validation/body-validator.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import { MAX_CHAIN_LINKS } from '../../agentiam/limits.js';
 import { withinJsonBounds } from '../../json-bounds.js';
@@ -42,15 +43,16 @@ export const verifyBodySchema = z
 
 export type VerifyBody = z.output<typeof verifyBodySchema>;
 
-/** The body, or the REQUEST_INVALID naming its first wrong field. */
-export function checkVerifyBody(body: unknown): VerifyBody | GatewayError {
-  const parsed = verifyBodySchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length === 0 ? 'body' : z.core.toDotPath(issue.path);
-    return gatewayError('REQUEST_INVALID', { problem: `${field} ${issue.message}` });
-  }
-  const { root_credential, delegation_chain } = parsed.data;
+/** REQUEST_INVALID naming the body's first wrong field. */
+function firstIssue(error: z.ZodError): GatewayError {
+  const issue = error.issues[0]!;
+  const field = issue.path.length === 0 ? 'body' : z.core.toDotPath(issue.path);
+  return gatewayError('REQUEST_INVALID', { problem: `${field} ${issue.message}` });
+}
+
+/** The credentials are walked by JSON-LD processing: bounded before they reach it. */
+function withinBounds(body: VerifyBody): VerifyBody | GatewayError {
+  const { root_credential, delegation_chain } = body;
   if (!withinJsonBounds(root_credential, MAX_DEPTH, MAX_NODES)) {
     return gatewayError('REQUEST_INVALID', {
       problem: `root_credential is nested deeper than ${MAX_DEPTH} or too large`,
@@ -61,8 +63,13 @@ export function checkVerifyBody(body: unknown): VerifyBody | GatewayError {
       problem: `delegation_chain is nested deeper than ${MAX_DEPTH} or too large`,
     });
   }
-  return parsed.data;
+  return body;
 }
+
+/** Fastify's validator hook for the route: the schema, no coercion, then the bounds. */
+export const verifyBodyValidator = compileBodyValidator(verifyBodySchema, firstIssue, {
+  after: withinBounds,
+});
 
 export const verifyAnswerSchema = {
   type: 'object',
@@ -115,13 +122,5 @@ export async function verifyDelegation(
     permittedTools: result.permittedTools,
     chain: result.chain,
     failure: result.failure,
-  };
-}
-
-/** Fastify's validator hook for the route: checkVerifyBody, no coercion. */
-export function verifyBodyValidator() {
-  return (data: unknown) => {
-    const checked = checkVerifyBody(data);
-    return checked instanceof GatewayError ? { error: checked } : { value: checked };
   };
 }

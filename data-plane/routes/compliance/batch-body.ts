@@ -1,5 +1,5 @@
 // The batch request body: one zod schema is the contract (the route documents it in OpenAPI
-// through z.toJSONSchema) and checkBatchBody applies it. Order matters: the cheap bounds that
+// through z.toJSONSchema) and createBatchBodyValidator applies it. Order matters: the cheap bounds that
 // protect the rest come first (JSON depth, item and tool-call counts: 413 before any item is
 // looked at), then the schema (400 naming the JSON path of the first bad field), then the policy
 // sizes. Types are never coerced: `"tool_name": 5` is an error, not the tool "5".
@@ -10,6 +10,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { isRecord } from '../../../shared/json/is-record.js';
+import {
+  compileBodyValidator,
+  type ValidatorCompiler,
+} from '../../../shared/validation/body-validator.js';
 import { type ComplianceLimits, MAX_ITEM_ID_LENGTH } from './limits.js';
 
 const anyJson = z.unknown().optional();
@@ -170,8 +175,6 @@ export interface ComplianceBatch {
   readonly items: readonly BatchItem[];
 }
 
-export type BatchBodyCheck = (body: unknown) => ComplianceBatch | GatewayError;
-
 function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -213,10 +216,6 @@ function tooLarge(limit: keyof ComplianceLimits, max: number, actual: number, su
     { subject, actual, max, limit },
     { details: { limit, max, actual } },
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion; stops past `max`. */
@@ -267,45 +266,52 @@ function policyBytes(policy: BodyItem['policy']): number {
   return Buffer.byteLength(typeof policy === 'string' ? policy : JSON.stringify(policy), 'utf8');
 }
 
-/** Builds the body check once per limits: validates and normalizes a parsed JSON body. */
-export function createBatchBodyCheck(limits: ComplianceLimits): BatchBodyCheck {
-  const schema = createBatchBodySchema(limits);
-  return (body) => {
-    if (jsonDepthExceeds(body, limits.maxDepth)) {
-      return gatewayError('REQUEST_INVALID', {
-        problem: `the body nests deeper than ${limits.maxDepth} levels`,
-      });
+/** The bounds that protect the schema: nesting depth, then the item and tool-call counts. */
+function checkBounds(body: unknown, limits: ComplianceLimits): GatewayError | undefined {
+  if (jsonDepthExceeds(body, limits.maxDepth)) {
+    return gatewayError('REQUEST_INVALID', {
+      problem: `the body nests deeper than ${limits.maxDepth} levels`,
+    });
+  }
+  return checkCounts(body, limits);
+}
+
+/** The parsed body as the route reads it (aliases resolved), within the policy sizes. */
+function normalize(body: BatchBody, limits: ComplianceLimits): ComplianceBatch | GatewayError {
+  const items: BatchItem[] = [];
+  let total = 0;
+  for (let i = 0; i < body.items.length; i++) {
+    const item = body.items[i]!;
+    const { id, policy } = item;
+    const bytes = policyBytes(policy);
+    if (bytes > limits.maxPolicyBytes) {
+      return tooLarge('maxPolicyBytes', limits.maxPolicyBytes, bytes, `items[${i}].policy bytes`);
     }
-    const overCount = checkCounts(body, limits);
-    if (overCount) return overCount;
-    const parsed = schema.safeParse(body, { error: describeIssue });
-    if (!parsed.success) return invalid(parsed.error.issues[0]!);
-    const items: BatchItem[] = [];
-    let total = 0;
-    for (let i = 0; i < parsed.data.items.length; i++) {
-      const item = parsed.data.items[i]!;
-      const { id, policy } = item;
-      const bytes = policyBytes(policy);
-      if (bytes > limits.maxPolicyBytes) {
-        return tooLarge('maxPolicyBytes', limits.maxPolicyBytes, bytes, `items[${i}].policy bytes`);
-      }
-      total += bytes;
-      items.push({
-        id,
-        policy,
-        policyUri: item.policy_uri ?? item.policyUri,
-        policyBytes: bytes,
-        toolCalls: item.tool_calls ?? item.toolCalls ?? [],
-      });
-    }
-    if (total > limits.maxTotalPolicyBytes) {
-      return tooLarge(
-        'maxTotalPolicyBytes',
-        limits.maxTotalPolicyBytes,
-        total,
-        'inline policy bytes in all items',
-      );
-    }
-    return { items };
-  };
+    total += bytes;
+    items.push({
+      id,
+      policy,
+      policyUri: item.policy_uri ?? item.policyUri,
+      policyBytes: bytes,
+      toolCalls: item.tool_calls ?? item.toolCalls ?? [],
+    });
+  }
+  if (total > limits.maxTotalPolicyBytes) {
+    return tooLarge(
+      'maxTotalPolicyBytes',
+      limits.maxTotalPolicyBytes,
+      total,
+      'inline policy bytes in all items',
+    );
+  }
+  return { items };
+}
+
+/** The route's body validator, built once per limits: validates and normalizes the body. */
+export function createBatchBodyValidator(limits: ComplianceLimits): ValidatorCompiler {
+  return compileBodyValidator(createBatchBodySchema(limits), (error) => invalid(error.issues[0]!), {
+    before: (body) => checkBounds(body, limits),
+    parse: { error: describeIssue },
+    after: (body) => normalize(body, limits),
+  });
 }

@@ -8,7 +8,11 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import { batchResponseSchemas } from './batch-answer.js';
-import { type ComplianceBatch, createBatchBodyCheck, createBatchBodySchema } from './batch-body.js';
+import {
+  type ComplianceBatch,
+  createBatchBodySchema,
+  createBatchBodyValidator,
+} from './batch-body.js';
 import { type ComplianceLimits, DEFAULT_COMPLIANCE_LIMITS } from './limits.js';
 import { toRouteSchema } from './route-schema.js';
 import { createBatchValidator } from './validate-batch.js';
@@ -50,7 +54,6 @@ export async function compliancePlugin(
   });
   const max = options.rateLimit?.max ?? DEFAULT_RATE_LIMIT.max;
   const timeWindowMs = options.rateLimit?.timeWindowMs ?? DEFAULT_RATE_LIMIT.timeWindowMs;
-  const checkBody = createBatchBodyCheck(limits);
   const validateBatch = createBatchValidator(limits);
 
   // JSON only: Fastify's text/plain parser would hand the envelope check a string.
@@ -77,13 +80,10 @@ export async function compliancePlugin(
         body: toRouteSchema(createBatchBodySchema(limits), 'input'),
         response: batchResponseSchemas,
       },
-      // The body's JSON Schema documents the contract; checkBody enforces the same zod schema,
-      // with the limits first and without type coercion, and replaces the body by its
+      // The body's JSON Schema documents the contract; the validator enforces the same zod
+      // schema, with the limits first and without type coercion, and replaces the body by its
       // normalized form.
-      validatorCompiler: () => (data: unknown) => {
-        const checked = checkBody(data);
-        return checked instanceof GatewayError ? { error: checked } : { value: checked };
-      },
+      validatorCompiler: createBatchBodyValidator(limits),
     },
     async (request) => {
       const result = validateBatch(request.body);

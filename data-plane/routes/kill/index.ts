@@ -6,14 +6,20 @@
 // KillSwitch's (data-plane/kill/kill-switch.ts); killing a killed agent answers 200 with the
 // original kill. Every input is checked here before anything is written.
 //
-// Fastify's validator would strip unknown fields and coerce types (its defaults), so the schema
-// documents the contract (OpenAPI) and the handler checks the same rules strictly.
+// Fastify's validator would strip unknown fields and coerce types (its defaults), so the JSON
+// schema documents the contract (OpenAPI) and the route's validator checks the same rules
+// strictly: the path key first, then the body (a zod schema, shared/validation/body-validator.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { gatewayError } from '../../../shared/errors/index.js';
+import { z } from 'zod';
+import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { isStorableText } from '../../../shared/text/storable-text.js';
+import {
+  compileBodyValidator,
+  type ValidatorCompiler,
+} from '../../../shared/validation/body-validator.js';
 import type { KillAnswer } from '../../../storage/agent-kills.js';
 import type { KillSwitch } from '../../kill/kill-switch.js';
 import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
@@ -87,8 +93,6 @@ export const killRoutes = fastifyPlugin(registerKillRoute, {
   encapsulate: true,
 });
 
-const passThrough = () => true;
-
 async function registerKillRoute(app: FastifyInstance, deps: KillRoutesDependencies) {
   app.post(
     KILL_PATH,
@@ -131,7 +135,7 @@ async function registerKillRoute(app: FastifyInstance, deps: KillRoutesDependenc
           404: errorBodySchema,
         },
       },
-      validatorCompiler: () => passThrough,
+      validatorCompiler: validateKillRequest,
     },
     (request, reply) => killAgent(deps, request, reply),
   );
@@ -143,45 +147,71 @@ async function killAgent(
   reply: FastifyReply,
 ): Promise<KillAnswer> {
   const { tenant, key } = request.auth!;
-  const publicKey = checkPublicKey((request.params as { agentPublicKey: string }).agentPublicKey);
-  const reason = checkBody(request.body);
   const outcome = await deps.killSwitch.kill({
     tenantId: tenant.id,
-    target: { publicKey },
-    reason,
+    target: { publicKey: (request.params as KillParams).agentPublicKey },
+    reason: (request.body as KillBody).reason,
     actor: `api_key:${key.id}`,
   });
   reply.header('cache-control', 'no-store');
   return outcome.answer;
 }
 
-function checkPublicKey(value: string): string {
+interface KillParams {
+  readonly agentPublicKey: string;
+}
+
+const killBodySchema = z.strictObject(
+  {
+    reason: z
+      .string({
+        error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string'),
+      })
+      .refine((reason) => reason.trim().length > 0, 'must not be empty')
+      .refine(
+        (reason) => reason.length <= MAX_KILL_REASON_LENGTH,
+        `must be at most ${MAX_KILL_REASON_LENGTH} characters`,
+      )
+      .refine(isStorableText, 'must not contain NUL characters or unpaired surrogates'),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? 'must be a JSON object {"reason": "…"}' : undefined,
+  },
+);
+
+type KillBody = z.output<typeof killBodySchema>;
+
+/** The first problem, an unknown field before any other, as REQUEST_INVALID naming the field. */
+function refuseKillBody(error: z.ZodError): GatewayError {
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      return invalid(issue.keys[0] as string, 'is not a field of the kill body');
+    }
+  }
+  const issue = error.issues[0]!;
+  return invalid(issue.path.length === 0 ? 'body' : String(issue.path[0]), issue.message);
+}
+
+const validateBody = compileBodyValidator(killBodySchema, refuseKillBody);
+
+/** The path key, then the body: the order a refusal names them in. */
+const validateKillRequest: ValidatorCompiler = (route) => {
+  if (route.httpPart !== 'params') return validateBody(route);
+  return (params) => {
+    const problem = publicKeyProblem((params as KillParams).agentPublicKey);
+    return problem === undefined ? { value: params } : { error: problem };
+  };
+};
+
+function publicKeyProblem(value: string): GatewayError | undefined {
   if (value.length > MAX_KEY_LENGTH || !value.startsWith('z6Mk') || !isEd25519PublicKey(value)) {
-    throw invalid(
+    return invalid(
       'agentPublicKey',
       'must be an Ed25519 public key in the z6Mk… multibase form (as in did:key)',
     );
   }
-  return value;
-}
-
-function checkBody(body: unknown): string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('body', 'must be a JSON object {"reason": "…"}');
-  }
-  const extra = Object.keys(body).filter((field) => field !== 'reason');
-  if (extra.length > 0) throw invalid(extra[0] as string, 'is not a field of the kill body');
-  const reason = (body as { reason?: unknown }).reason;
-  if (reason === undefined) throw invalid('reason', 'is required');
-  if (typeof reason !== 'string') throw invalid('reason', 'must be a string');
-  if (reason.trim().length === 0) throw invalid('reason', 'must not be empty');
-  if (reason.length > MAX_KILL_REASON_LENGTH) {
-    throw invalid('reason', `must be at most ${MAX_KILL_REASON_LENGTH} characters`);
-  }
-  if (!isStorableText(reason)) {
-    throw invalid('reason', 'must not contain NUL characters or unpaired surrogates');
-  }
-  return reason;
+  return undefined;
 }
 
 function invalid(field: string, message: string) {
