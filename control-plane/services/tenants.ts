@@ -1,8 +1,9 @@
-// Tenants and their API keys. A new tenant gets a gateway policy that trusts no server and denies
-// destructive operations with the built-in patterns: a fresh tenant is closed until configured.
+// Tenants and their API keys. A new tenant gets the default gateway policy (shared/gateway-policy/
+// gateway-policy-fields.ts): it trusts no server and denies destructive operations with the
+// built-in patterns, so a fresh tenant is closed until configured.
 import { randomUUID } from 'node:crypto';
 import { gatewayError } from '../../shared/errors/index.js';
-import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from '../../shared/gateway-policy/destructive-tool-patterns.js';
+import { GATEWAY_POLICY_DEFAULTS } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { isScope, SCOPES, type Scope } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
@@ -11,9 +12,12 @@ import type { Database } from '../../storage/database.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** The gateway policy columns a new tenant starts with (besides the schema's defaults). */
+/**
+ * The gateway policy columns a new tenant starts with besides the columns' own defaults, which
+ * equal the fields' (the built-in destructive patterns are too long for a column default).
+ */
 export function buildInitialGatewayPolicy(): { destructiveToolPatterns: string[] } {
-  return { destructiveToolPatterns: [...DEFAULT_DESTRUCTIVE_TOOL_PATTERNS] };
+  return { destructiveToolPatterns: [...GATEWAY_POLICY_DEFAULTS.destructiveToolPatterns] };
 }
 
 export async function createTenant(

@@ -7,6 +7,11 @@
 // included), which runs the same check. Reading the rows is where their ids get their brands.
 
 import { Prisma } from '../../prisma/generated/client/client.js';
+import {
+  GATEWAY_POLICY_DEFAULTS,
+  GATEWAY_POLICY_FIELD_NAMES,
+  type GatewayPolicyValues,
+} from '../../shared/gateway-policy/gateway-policy-fields.js';
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import { RETIRED_TOKEN_KEY_RETENTION_SECONDS } from '../../shared/oauth/token-lifetimes.js';
@@ -20,16 +25,11 @@ import {
   type GatewayPolicyConfig,
   groupProblemsByTenant,
   type OAuthClientAuthMethod,
-  type OAuthMode,
   type SnapshotProblem,
   type TenantConfig,
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
-import {
-  DEFAULT_TOOL_PINNING,
-  isToolPinningMode,
-  type ToolPinDigests,
-} from '../../shared/tools/tool-pins.js';
+import { isToolPinningMode, type ToolPinDigests } from '../../shared/tools/tool-pins.js';
 import type { Database } from '../../storage/database.js';
 import { readLatestKillSeq } from '../../storage/kill-deltas.js';
 
@@ -249,26 +249,19 @@ type GatewayPolicyRow = Awaited<
 >[number];
 
 function toGatewayPolicyConfig(row: GatewayPolicyRow): GatewayPolicyConfig {
+  // Each policy field is the column of its name, holding the field's values (enumerations as
+  // text; tests/shared/gateway-policy/ checks the types agree): the service stores only values
+  // the fields' rules accept. The pinning and proxy modes read anything else as their default.
+  const stored = Object.fromEntries(
+    GATEWAY_POLICY_FIELD_NAMES.map((field) => [field, row[field]]),
+  ) as unknown as GatewayPolicyValues;
   return {
-    trustedServers: row.trustedServers,
-    blockedMethods: row.blockedMethods,
-    blockedTools: row.blockedTools,
-    denyDestructive: row.denyDestructive,
-    destructiveToolPatterns: row.destructiveToolPatterns,
-    exfilDetectSecrets: row.exfilDetectSecrets,
-    exfilBulkExportLimit: row.exfilBulkExportLimit,
-    exfilCheckDestinations: row.exfilCheckDestinations,
-    exfilAllowedDomains: row.exfilAllowedDomains,
-    oauthMode: row.oauthMode as OAuthMode,
-    maxDelegationDepth: row.maxDelegationDepth,
-    requireAgentIdentity: row.requireAgentIdentity,
-    pinnedPolicies: row.pinnedPolicies,
-    allowedModes: row.allowedModes as ExecutionMode[],
-    approvalTtlSeconds: row.approvalTtlSeconds,
-    toolPinning: isToolPinningMode(row.toolPinning) ? row.toolPinning : DEFAULT_TOOL_PINNING,
-    approvalWaitSeconds: row.approvalWaitSeconds,
-    proxyExecutionMode: asExecutionMode(row.proxyExecutionMode) ?? 'production',
-    proxyModeHeader: row.proxyModeHeader,
+    ...stored,
+    toolPinning: isToolPinningMode(row.toolPinning)
+      ? row.toolPinning
+      : GATEWAY_POLICY_DEFAULTS.toolPinning,
+    proxyExecutionMode:
+      asExecutionMode(row.proxyExecutionMode) ?? GATEWAY_POLICY_DEFAULTS.proxyExecutionMode,
   };
 }
 
@@ -279,8 +272,11 @@ function asExecutionMode(value: string | null): ExecutionMode | null {
     : null;
 }
 
-/** A tenant without a gateway policy row trusts no server: fail closed, never open. */
-const CLOSED_POLICY: GatewayPolicyConfig = {
+/**
+ * A tenant without a gateway policy row trusts no server: fail closed, never open. Every field
+ * is given (not left to its default), so a new field needs its own fail-closed value here.
+ */
+const CLOSED_POLICY: GatewayPolicyValues = {
   trustedServers: [],
   blockedMethods: ['*'],
   blockedTools: ['*'],

@@ -5,6 +5,7 @@
 // A stored NPL policy is compiled once per content: the tenant's previous compiled state lends
 // every policy whose uri and content hash are unchanged, and a policy no longer published is
 // simply not carried over, so nothing outlives the snapshots that use it.
+import { withGatewayPolicyDefaults } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import type { TenantId } from '../../shared/ids.js';
 import {
   BUNDLED_POLICIES,
@@ -21,7 +22,6 @@ import type {
   TenantConfig,
 } from '../../shared/snapshot/index.js';
 import {
-  DEFAULT_TOOL_PINNING,
   pinVerdict,
   type ToolPinningMode,
   type ToolPinVerdict,
@@ -116,28 +116,29 @@ function compileStoredPolicy(uri: string, document: unknown): CompiledPolicy {
 }
 
 function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolicy {
+  const values = withGatewayPolicyDefaults(source);
   return {
-    source,
-    trustedServers: new Set(source.trustedServers),
-    isMethodBlocked: compileNameMatcher(source.blockedMethods),
-    isToolBlocked: compileNameMatcher(source.blockedTools),
-    denyDestructive: source.denyDestructive,
-    detectDestructive: compileDestructiveDetector({ toolPatterns: source.destructiveToolPatterns }),
+    values,
+    trustedServers: new Set(values.trustedServers),
+    isMethodBlocked: compileNameMatcher(values.blockedMethods),
+    isToolBlocked: compileNameMatcher(values.blockedTools),
+    denyDestructive: values.denyDestructive,
+    detectDestructive: compileDestructiveDetector({ toolPatterns: values.destructiveToolPatterns }),
     detectExfiltration: compileExfiltrationDetector({
-      detectSecrets: source.exfilDetectSecrets,
-      bulkExportLimit: source.exfilBulkExportLimit,
-      checkDestinations: source.exfilCheckDestinations,
-      allowedDomains: source.exfilAllowedDomains,
+      detectSecrets: values.exfilDetectSecrets,
+      bulkExportLimit: values.exfilBulkExportLimit,
+      checkDestinations: values.exfilCheckDestinations,
+      allowedDomains: values.exfilAllowedDomains,
     }),
-    oauthMode: source.oauthMode,
-    allowedModes: new Set(source.allowedModes),
-    approvalTtlMs: source.approvalTtlSeconds * 1000,
-    maxDelegationDepth: source.maxDelegationDepth,
-    requireAgentIdentity: source.requireAgentIdentity,
-    toolPinning: source.toolPinning ?? DEFAULT_TOOL_PINNING,
-    approvalWaitMs: (source.approvalWaitSeconds ?? 120) * 1000,
-    proxyExecutionMode: source.proxyExecutionMode ?? 'production',
-    proxyModeHeader: source.proxyModeHeader ?? false,
+    oauthMode: values.oauthMode,
+    allowedModes: new Set(values.allowedModes),
+    approvalTtlMs: values.approvalTtlSeconds * 1000,
+    maxDelegationDepth: values.maxDelegationDepth,
+    requireAgentIdentity: values.requireAgentIdentity,
+    toolPinning: values.toolPinning,
+    approvalWaitMs: values.approvalWaitSeconds * 1000,
+    proxyExecutionMode: values.proxyExecutionMode,
+    proxyModeHeader: values.proxyModeHeader,
   };
 }
 

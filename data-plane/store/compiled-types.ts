@@ -1,13 +1,13 @@
 // The shapes the hot path reads: a compiled snapshot and its compiled tenants, keys, servers,
 // agents and AgentIAM identity. Only types: compiled-snapshot.ts, compile-tenant.ts and
 // compile-identity.ts build them, and everything else reads them.
+import type { GatewayPolicyValues } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import type { AgentId, ServerId, TenantId } from '../../shared/ids.js';
 import type { CompiledPolicy } from '../../shared/npl/index.js';
 import type {
   CaKeyConfig,
   ConfigSnapshot,
   ExecutionMode,
-  GatewayPolicyConfig,
   OAuthMode,
   TenantConfig,
   ToolAnnotations,
@@ -160,7 +160,11 @@ export interface CompiledStatusList {
 }
 
 export interface CompiledGatewayPolicy {
-  readonly source: GatewayPolicyConfig;
+  /**
+   * Every field as published, a field the snapshot lacks (one older than the field) at its
+   * default: a step reads here a field that needs no compiling.
+   */
+  readonly values: GatewayPolicyValues;
   readonly trustedServers: ReadonlySet<string>;
   readonly isMethodBlocked: NameMatcher;
   readonly isToolBlocked: NameMatcher;

@@ -3,8 +3,9 @@
 // over the configuration stream), compile it once (data-plane/store) and swap it in whole.
 // Secrets appear only as hashes. A snapshot is immutable: a change makes a new version.
 // Ids are branded (shared/ids.ts): whoever builds or receives a snapshot is the edge that brands.
+import type { GatewayPolicyValues } from '../gateway-policy/gateway-policy-fields.js';
 import type { AgentId, ServerId, TenantId } from '../ids.js';
-import type { ToolPinDigests, ToolPinningMode } from '../tools/tool-pins.js';
+import type { ToolPinDigests } from '../tools/tool-pins.js';
 
 export interface ConfigSnapshot {
   /** Monotonic per control plane; a data plane ignores a version it has already applied. */
@@ -120,34 +121,20 @@ export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 export const OAUTH_MODES = ['none', 'mcp_as'] as const;
 export type OAuthMode = (typeof OAUTH_MODES)[number];
 
-export interface GatewayPolicyConfig {
-  readonly trustedServers: readonly string[];
-  readonly blockedMethods: readonly string[];
-  readonly blockedTools: readonly string[];
-  readonly denyDestructive: boolean;
-  readonly destructiveToolPatterns: readonly string[];
-  readonly exfilDetectSecrets: boolean;
-  readonly exfilBulkExportLimit: number | null;
-  readonly exfilCheckDestinations: boolean;
-  readonly exfilAllowedDomains: readonly string[];
-  readonly oauthMode: OAuthMode;
-  readonly maxDelegationDepth: number;
-  /** Spec §5.5: every inspect presents a credential and proof of possession. */
-  readonly requireAgentIdentity: boolean;
-  readonly pinnedPolicies: readonly string[];
-  readonly allowedModes: readonly ExecutionMode[];
-  readonly approvalTtlSeconds: number;
-  // The MCP proxy and tool pinning (docs/mcp-proxy.md, docs/tool-pinning.md). Absent in a
-  // snapshot persisted before them: the defaults (first_sight, 120, production, false).
-  /** first_sight: a tool's first definition is pinned; approved_only: every tool needs approval. */
-  readonly toolPinning?: ToolPinningMode;
-  /** How long the MCP proxy keeps a held tools/call open for the decision, 0-3600. */
-  readonly approvalWaitSeconds?: number;
-  /** Mode of MCP proxy calls of agents without their own. */
-  readonly proxyExecutionMode?: ExecutionMode;
-  /** Whether a proxy client may choose the mode with an X-Execution-Mode header. */
-  readonly proxyModeHeader?: boolean;
-}
+/**
+ * The tenant's gateway policy as published: the fields of shared/gateway-policy/
+ * gateway-policy-fields.ts. Those added after snapshots were first persisted may be absent from an
+ * older one (the MCP proxy's and tool pinning's, docs/mcp-proxy.md, docs/tool-pinning.md): the data
+ * plane compiles every absent field to its default.
+ */
+export type GatewayPolicyConfig = Omit<GatewayPolicyValues, GatewayPolicyFieldAddedLater> &
+  Partial<Pick<GatewayPolicyValues, GatewayPolicyFieldAddedLater>>;
+
+type GatewayPolicyFieldAddedLater =
+  | 'toolPinning'
+  | 'approvalWaitSeconds'
+  | 'proxyExecutionMode'
+  | 'proxyModeHeader';
 
 export interface ApiKeyConfig {
   readonly id: string;

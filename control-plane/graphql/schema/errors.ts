@@ -1,8 +1,8 @@
 // Errors a client is expected to handle as data: typed members of a mutation's result union
 // (plugin-errors), each listing every problem found, not just the first.
 
+import type { FieldIssue } from '../../../shared/gateway-policy/gateway-policy-fields.js';
 import { formatIssuePath, NplError, type NplIssue } from '../../../shared/npl/index.js';
-import type { FieldIssue } from '../../services/gateway-policy.js';
 import { builder } from '../builder.js';
 
 /** A gateway policy patch with invalid fields: one issue per field. */

@@ -1,108 +1,71 @@
 // The tenant's gateway policy: read it, and change any subset of its fields. An invalid change is
 // answered as a GatewayPolicyValidationError listing every wrong field; nothing is stored then.
+// The policy's fields and the input's are derived from the fields' zod rules (shared/gateway-policy/
+// gateway-policy-fields.ts): the GraphQL type from the rule's type, nullable where null is a value,
+// the description from `.describe()`; the change is validated with the same rules.
 
+import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
+  GATEWAY_POLICY_FIELD_NAMES,
+  GATEWAY_POLICY_FIELDS,
+  type GatewayPolicyField,
   type GatewayPolicyPatch,
-  updateGatewayPolicy,
-  validateGatewayPolicyPatch,
-} from '../../services/gateway-policy.js';
+  gatewayPolicyPatchIssues,
+} from '../../../shared/gateway-policy/gateway-policy-fields.js';
+import { SCOPES } from '../../../shared/identity/scopes.js';
+import { updateGatewayPolicy } from '../../services/gateway-policy.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 import { auditOperatorAction, publishChange } from '../mutations.js';
 import { GatewayPolicyValidationError } from './errors.js';
 
-// Descriptions shared by the policy's fields and the input that changes them.
-const FIELD = {
-  trustedServers:
-    'Server ids (the {serverId} of mcp://{serverId}) agents of the tenant may reach; a call ' +
-    'to any other server is denied.',
-  blockedMethods: 'JSON-RPC methods refused for every agent: exact names or `*` globs.',
-  blockedTools: 'Tool names refused for every agent: exact names or `*` globs.',
-  denyDestructive:
-    "Whether calls to destructive tools (destructiveToolPatterns, the upstream's " +
-    'destructiveHint, destructive SQL or shell) are denied.',
-  destructiveToolPatterns:
-    'Tool-name words treated as destructive (`*` globs allowed); this is the whole list.',
-  exfilDetectSecrets:
-    'Whether arguments carrying secrets (private keys, cloud keys, tokens) are denied.',
-  exfilBulkExportLimit:
-    'A call asking for more items than this (limit, pageSize, $top…) is a bulk export and ' +
-    'is denied; null switches the check off.',
-  exfilCheckDestinations:
-    'Whether URLs and email addresses in arguments must be in exfilAllowedDomains.',
-  exfilAllowedDomains: 'Domains destinations may go to; each allows itself and its subdomains.',
-  oauthMode: 'How agents authenticate to MCP servers: none, or mcp_as (the gateway issues tokens).',
-  maxDelegationDepth: 'Longest delegation chain accepted, 0-16 links.',
-  requireAgentIdentity:
-    "Whether every inspect must present the agent's identity credential (and its delegation " +
-    'chain, for a delegate) with an Agent-Proof header: without them the call is refused ' +
-    '(401 AGENT_IDENTITY_REQUIRED). Default false, a documented deviation from spec §5.5 until ' +
-    "agents' clients present credentials.",
-  pinnedPolicies: 'NPL policies evaluated on every inspect of the tenant, as svc://name@version.',
-  allowedModes: 'Execution modes agents may request: a subset of production, simulation, shadow.',
-  approvalTtlSeconds:
-    'Seconds a held call waits for a human decision before it expires, 10-604800 (7 days).',
-  toolPinning:
-    'Tool-definition pinning (docs/tool-pinning.md): first_sight (default; the first ' +
-    'definition seen of a tool is pinned, a later change is held until approved) or ' +
-    'approved_only (no tool is callable until an operator approves its definition).',
-  approvalWaitSeconds:
-    'Seconds the MCP proxy keeps a tools/call that needs approval open, waiting for the ' +
-    'decision, 0-3600 (default 120); past it the client gets APPROVAL_PENDING.',
-  proxyExecutionMode:
-    'Execution mode of MCP proxy calls of agents without their own executionMode: ' +
-    'production (default), simulation or shadow.',
-  proxyModeHeader:
-    'Whether an MCP proxy client may choose the execution mode with an X-Execution-Mode ' +
-    'header (one of allowedModes). Default false.',
-} as const;
+interface GraphQLShape {
+  readonly type: 'Boolean' | 'Int' | 'String' | ['String'];
+  /** Whether null is a value of the field (the bulk-export limit: null is "off"). */
+  readonly nullable: boolean;
+  readonly description: string;
+}
+
+/** The GraphQL type of a field's rule: a boolean, an integer, a string or enum, or a list of those. */
+function graphqlShapeOf(field: GatewayPolicyField): GraphQLShape {
+  const rule = GATEWAY_POLICY_FIELDS[field];
+  const inner: z.ZodType = rule.unwrap();
+  const nullable = inner instanceof z.ZodNullable;
+  const value: unknown = inner instanceof z.ZodNullable ? inner.unwrap() : inner;
+  const type = scalarOf(value) ?? (value instanceof z.ZodArray ? listOf(value.element) : undefined);
+  if (type === undefined || rule.description === undefined) {
+    throw new Error(`gateway policy field ${field} has no GraphQL type or no description`);
+  }
+  return { type, nullable, description: rule.description };
+}
+
+function scalarOf(rule: unknown): 'Boolean' | 'Int' | 'String' | undefined {
+  if (rule instanceof z.ZodBoolean) return 'Boolean';
+  if (rule instanceof z.ZodNumber && rule.isInt) return 'Int';
+  if (rule instanceof z.ZodString || rule instanceof z.ZodEnum) return 'String';
+  return undefined;
+}
+
+function listOf(element: unknown): ['String'] | undefined {
+  return scalarOf(element) === 'String' ? ['String'] : undefined;
+}
+
+const SHAPES = Object.fromEntries(
+  GATEWAY_POLICY_FIELD_NAMES.map((field) => [field, graphqlShapeOf(field)]),
+) as Record<GatewayPolicyField, GraphQLShape>;
 
 builder.prismaObject('GatewayPolicy', {
   description:
     "The tenant's gateway policy: the checks every inspect applies before the NPL policies.",
   fields: (t) => ({
-    trustedServers: t.exposeStringList('trustedServers', { description: FIELD.trustedServers }),
-    blockedMethods: t.exposeStringList('blockedMethods', { description: FIELD.blockedMethods }),
-    blockedTools: t.exposeStringList('blockedTools', { description: FIELD.blockedTools }),
-    denyDestructive: t.exposeBoolean('denyDestructive', { description: FIELD.denyDestructive }),
-    destructiveToolPatterns: t.exposeStringList('destructiveToolPatterns', {
-      description: FIELD.destructiveToolPatterns,
-    }),
-    exfilDetectSecrets: t.exposeBoolean('exfilDetectSecrets', {
-      description: FIELD.exfilDetectSecrets,
-    }),
-    exfilBulkExportLimit: t.exposeInt('exfilBulkExportLimit', {
-      nullable: true,
-      description: FIELD.exfilBulkExportLimit,
-    }),
-    exfilCheckDestinations: t.exposeBoolean('exfilCheckDestinations', {
-      description: FIELD.exfilCheckDestinations,
-    }),
-    exfilAllowedDomains: t.exposeStringList('exfilAllowedDomains', {
-      description: FIELD.exfilAllowedDomains,
-    }),
-    oauthMode: t.exposeString('oauthMode', { description: FIELD.oauthMode }),
-    maxDelegationDepth: t.exposeInt('maxDelegationDepth', {
-      description: FIELD.maxDelegationDepth,
-    }),
-    requireAgentIdentity: t.exposeBoolean('requireAgentIdentity', {
-      description: FIELD.requireAgentIdentity,
-    }),
-    pinnedPolicies: t.exposeStringList('pinnedPolicies', { description: FIELD.pinnedPolicies }),
-    allowedModes: t.exposeStringList('allowedModes', { description: FIELD.allowedModes }),
-    approvalTtlSeconds: t.exposeInt('approvalTtlSeconds', {
-      description: FIELD.approvalTtlSeconds,
-    }),
-    toolPinning: t.exposeString('toolPinning', { description: FIELD.toolPinning }),
-    approvalWaitSeconds: t.exposeInt('approvalWaitSeconds', {
-      description: FIELD.approvalWaitSeconds,
-    }),
-    proxyExecutionMode: t.exposeString('proxyExecutionMode', {
-      description: FIELD.proxyExecutionMode,
-    }),
-    proxyModeHeader: t.exposeBoolean('proxyModeHeader', { description: FIELD.proxyModeHeader }),
+    ...Object.fromEntries(
+      GATEWAY_POLICY_FIELD_NAMES.map((field) => {
+        const { type, nullable, description } = SHAPES[field];
+        // The column of the field's name holds the rule's values (tests/shared/gateway-policy/).
+        return [field, t.expose(field as never, { type, nullable, description })];
+      }),
+    ),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     updatedBy: t.exposeString('updatedBy', {
       nullable: true,
@@ -126,30 +89,13 @@ builder.queryField('gatewayPolicy', (t) =>
 
 const GatewayPolicyInput = builder.inputType('GatewayPolicyInput', {
   description: 'Fields to change; omitted fields keep their value. Lists replace the whole list.',
-  fields: (t) => ({
-    trustedServers: t.stringList({ description: FIELD.trustedServers }),
-    blockedMethods: t.stringList({ description: FIELD.blockedMethods }),
-    blockedTools: t.stringList({ description: FIELD.blockedTools }),
-    denyDestructive: t.boolean({ description: FIELD.denyDestructive }),
-    destructiveToolPatterns: t.stringList({ description: FIELD.destructiveToolPatterns }),
-    exfilDetectSecrets: t.boolean({ description: FIELD.exfilDetectSecrets }),
-    exfilBulkExportLimit: t.int({
-      description:
-        'A positive limit (see GatewayPolicy.exfilBulkExportLimit); null switches the check off.',
-    }),
-    exfilCheckDestinations: t.boolean({ description: FIELD.exfilCheckDestinations }),
-    exfilAllowedDomains: t.stringList({ description: FIELD.exfilAllowedDomains }),
-    oauthMode: t.string({ description: FIELD.oauthMode }),
-    maxDelegationDepth: t.int({ description: FIELD.maxDelegationDepth }),
-    requireAgentIdentity: t.boolean({ description: FIELD.requireAgentIdentity }),
-    pinnedPolicies: t.stringList({ description: FIELD.pinnedPolicies }),
-    allowedModes: t.stringList({ description: FIELD.allowedModes }),
-    approvalTtlSeconds: t.int({ description: FIELD.approvalTtlSeconds }),
-    toolPinning: t.string({ description: FIELD.toolPinning }),
-    approvalWaitSeconds: t.int({ description: FIELD.approvalWaitSeconds }),
-    proxyExecutionMode: t.string({ description: FIELD.proxyExecutionMode }),
-    proxyModeHeader: t.boolean({ description: FIELD.proxyModeHeader }),
-  }),
+  fields: (t) =>
+    Object.fromEntries(
+      GATEWAY_POLICY_FIELD_NAMES.map((field) => {
+        const { type, description } = SHAPES[field];
+        return [field, t.field({ type, required: false, description })];
+      }),
+    ),
 });
 
 builder.mutationField('updateGatewayPolicy', (t) =>
@@ -169,14 +115,14 @@ builder.mutationField('updateGatewayPolicy', (t) =>
       input: t.arg({ type: GatewayPolicyInput, required: true, description: 'What to change.' }),
     },
     resolve: async (query, _root, { input }, context) => {
-      // An explicit null means "unchanged" everywhere except the bulk-export limit (null = off).
+      // An explicit null means "unchanged", except for a field null is a value of (null = off).
       const patch = Object.fromEntries(
         Object.entries(input).filter(
           ([field, value]) =>
-            value !== undefined && (value !== null || field === 'exfilBulkExportLimit'),
+            value !== undefined && (value !== null || SHAPES[field as GatewayPolicyField].nullable),
         ),
       ) as GatewayPolicyPatch;
-      const issues = validateGatewayPolicyPatch(patch);
+      const issues = gatewayPolicyPatchIssues(patch);
       if (issues.length > 0) throw new GatewayPolicyValidationError(issues);
       const tenantId = context.caller.tenantId;
       await updateGatewayPolicy(context.db, tenantId, patch, actorOf(context.caller));

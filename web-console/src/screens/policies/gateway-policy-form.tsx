@@ -22,6 +22,7 @@ import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
 import {
+  CHOICES,
   changedFields,
   type EditableField,
   formFieldOf,
@@ -29,8 +30,6 @@ import {
   type GatewayPolicyForm,
 } from './gateway-policy-fields.ts';
 import { GatewayPolicyQuery, UpdateGatewayPolicyMutation } from './operations.ts';
-
-const MODES = ['production', 'simulation', 'shadow'];
 
 type FieldErrors = Partial<Record<string, string>>;
 
@@ -135,11 +134,15 @@ export function GatewayPolicyTab() {
       allowDecimal={false}
     />
   );
-  const choice = (field: EditableField, label: string, description: string, data: string[]) => (
+  const choice = (
+    field: EditableField & keyof typeof CHOICES,
+    label: string,
+    description: string,
+  ) => (
     <Select
       label={label}
       description={description}
-      data={data}
+      data={[...CHOICES[field]]}
       value={form[field] as string}
       onChange={(value) => value && set(field, value as never)}
       error={errors[field]}
@@ -214,7 +217,7 @@ export function GatewayPolicyTab() {
             <MultiSelect
               label="Allowed modes"
               description="Execution modes agents may request."
-              data={MODES}
+              data={[...CHOICES.allowedModes]}
               value={form.allowedModes}
               onChange={(value) => set('allowedModes', value)}
               error={errors.allowedModes}
@@ -223,7 +226,6 @@ export function GatewayPolicyTab() {
               'proxyExecutionMode',
               'Proxy execution mode',
               'Mode of MCP proxy calls of agents without their own.',
-              MODES,
             )}
             {toggle(
               'proxyModeHeader',
@@ -234,7 +236,6 @@ export function GatewayPolicyTab() {
               'toolPinning',
               'Tool pinning',
               'Tool definitions callable: first seen, or approved only.',
-              ['first_sight', 'approved_only'],
             )}
             {integer(
               'approvalTtlSeconds',
@@ -250,10 +251,7 @@ export function GatewayPolicyTab() {
         </Fieldset>
         <Fieldset legend="Identity">
           <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm">
-            {choice('oauthMode', 'OAuth mode', 'How agents authenticate to MCP servers.', [
-              'none',
-              'mcp_as',
-            ])}
+            {choice('oauthMode', 'OAuth mode', 'How agents authenticate to MCP servers.')}
             {integer(
               'maxDelegationDepth',
               'Maximum delegation depth',
