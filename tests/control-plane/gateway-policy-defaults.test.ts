@@ -2,16 +2,16 @@
 // fields' defaults: a new tenant's stored policy, read back as the snapshot reads it, is
 // GATEWAY_POLICY_DEFAULTS, on every database the gateway supports.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTenant } from '../../../control-plane/services/tenants.js';
+import { createTenant } from '../../control-plane/services/tenants.js';
 import {
   GATEWAY_POLICY_DEFAULTS,
   GATEWAY_POLICY_FIELD_NAMES,
-} from '../../../shared/gateway-policy/gateway-policy-fields.js';
+} from '../../shared/gateway-policy/gateway-policy-fields.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   type TestDatabase,
-} from '../../support/databases.js';
+} from '../support/databases.js';
 
 describeEachDatabase('gateway policy defaults in the database', (kind) => {
   let t: TestDatabase;
