@@ -12,7 +12,7 @@ import type { Database } from '../../storage/database.js';
 import { openDatabase } from '../../storage/database.js';
 import { migrateDatabase } from '../../storage/migrations.js';
 import { createTenant, exportAll, range } from '../storage/fixtures/audit.js';
-import { REPO_ROOT, runCliToEnd } from '../support/cli-process.js';
+import { CLI_ENTRY, REPO_ROOT, runCliToEnd } from '../support/cli-process.js';
 import {
   createTestDatabase,
   dropSchema,
@@ -30,7 +30,7 @@ interface Finished {
 }
 
 function cli(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+  return spawn(process.execPath, [CLI_ENTRY, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, CI: '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

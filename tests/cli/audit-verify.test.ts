@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildChain, editable, rawExportText } from '../shared/audit/helpers.js';
+import { CLI_ENTRY, REPO_ROOT } from '../support/cli-process.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE = fileURLToPath(
   new URL('../fixtures/audit/npl-audit-export.sample.json', import.meta.url),
 );
@@ -23,11 +23,10 @@ interface Run {
 }
 
 async function runVerify(args: readonly string[], stdin?: string): Promise<Run> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'cli/main.ts', 'audit', 'verify', ...args],
-    { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [CLI_ENTRY, 'audit', 'verify', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash, NATO_PROU_STRICT_FINANCIAL } from '../../shared/npl/index.js';
+import { CLI_ENTRY, REPO_ROOT } from '../support/cli-process.js';
 
 interface Run {
   code: number;
@@ -15,8 +16,8 @@ function cli(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'cli/main.ts', 'npl', ...args],
-      { cwd: '/work/main', timeout: 20_000 },
+      [CLI_ENTRY, 'npl', ...args],
+      { cwd: REPO_ROOT, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

@@ -1,10 +1,14 @@
-// Runs the real `agent-gateway` CLI as a child process (from the TypeScript sources through tsx),
-// collecting its output line by line, for tests that must see what an operator sees.
+// Runs the real `agent-gateway` CLI as a child process, collecting its output line by line, for
+// tests that must see what an operator sees. It runs the built CLI (`dist/cli/main.js`, the `bin`
+// users run), which the suite's global setup rebuilds when a source is newer (global-setup.ts):
+// through tsx every process would transpile the whole gateway again, about a second each.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The built CLI, relative to REPO_ROOT (the cwd of every CLI process). */
+export const CLI_ENTRY = 'dist/cli/main.js';
 
 const running = new Set<ChildProcess>();
 
@@ -37,7 +41,7 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   options: RunCliOptions = {},
 ): CliProcess {
-  const argv = ['--import', 'tsx', 'cli/main.ts', ...args];
+  const argv = [CLI_ENTRY, ...args];
   // Under a umask: a shell sets it, then becomes node (`$0` is node, `$@` its arguments).
   const [file, fileArgs] =
     options.umask === undefined

@@ -1,9 +1,56 @@
-// Once per `vitest run`, before any test process starts: builds (or finds) the migrated PGlite
-// template (pglite-template.ts) and hands its path to the test processes, which inherit this
-// environment.
+// Once per `vitest run`, before any test process starts:
+// - builds (or finds) the migrated PGlite template (pglite-template.ts) and hands its path to the
+//   test processes, which inherit this environment;
+// - rebuilds `dist/` when a gateway source is newer than the built CLI, so the CLI tests, which
+//   run `dist/cli/main.js` as users do (cli-process.ts), never test stale code.
+import { execFile } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CLI_ENTRY, REPO_ROOT } from './cli-process.js';
 import { ensurePGliteTemplate, PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
 
+/** The folders `tsconfig.build.json` compiles into dist/. */
+const SOURCE_FOLDERS = [
+  'cli',
+  'storage',
+  'shared',
+  'control-plane',
+  'data-plane',
+  'runtime',
+  'prisma/generated',
+];
+
 export default async function setup(): Promise<void> {
-  process.env[PGLITE_TEMPLATE_VARIABLE] = await ensurePGliteTemplate(tmpdir());
+  const [template] = await Promise.all([ensurePGliteTemplate(tmpdir()), ensureBuilt()]);
+  process.env[PGLITE_TEMPLATE_VARIABLE] = template;
+}
+
+async function ensureBuilt(): Promise<void> {
+  const built = await stat(join(REPO_ROOT, CLI_ENTRY)).then(
+    (entry) => entry.mtimeMs,
+    () => 0,
+  );
+  const newest = Math.max(
+    ...(await Promise.all(SOURCE_FOLDERS.map((folder) => newestTs(join(REPO_ROOT, folder))))),
+  );
+  if (newest <= built) return;
+  console.info('sources are newer than dist/: npm run build (tsc -p tsconfig.build.json)');
+  await promisify(execFile)(
+    process.execPath,
+    [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: REPO_ROOT },
+  );
+}
+
+/** The newest modification time of a .ts file under `folder` (0 when none). */
+async function newestTs(folder: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const { mtimeMs } = await stat(join(entry.parentPath, entry.name));
+    if (mtimeMs > newest) newest = mtimeMs;
+  }
+  return newest;
 }
