@@ -21,7 +21,7 @@ import { MCP_PROXY_PATH } from './mcp-proxy/transport/streamable-http.js';
 import { UpstreamSessions } from './mcp-proxy/upstream/index.js';
 import { oauthIndexOf } from './oauth/oauth-index.js';
 import { RevokedTokens } from './oauth/revocations.js';
-import type { KeyUseListener } from './plugins/auth.js';
+import { authPlugin, type KeyUseListener } from './plugins/auth.js';
 import type { GatewayMetrics } from './plugins/metrics.js';
 import { agentIamRoutes } from './routes/agentiam/index.js';
 import { approvalRoutes } from './routes/approvals/index.js';
@@ -72,6 +72,8 @@ export interface DataPlaneDependencies extends ServerOptions {
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
   const app = await buildServer(deps);
+  // Before the routes: they authenticate API keys with its decorators (`app.requireScope(scope)`).
+  await app.register(authPlugin, { store: deps.store, onKeyUse: deps.onKeyUse });
   const identity = new IdentityVerifier({ ...deps.agentIam, metrics: deps.metrics });
   await app.register(compliancePlugin, deps.compliance ?? {});
   await app.register(inspectRoutes, { ...deps, identity, surfaceRoute: `POST ${INSPECT_PATH}` });
@@ -88,14 +90,12 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     approvalEvents: deps.events,
     limits: { ...PROXY_LIMIT_DEFAULTS, ...deps.mcpLimits },
     auth: {
-      store: deps.store,
       issuer: () => deps.publicUrl.get(),
       index: () => oauthIndexOf(deps.store.current, deps.oauth?.signer),
       revoked,
-      onKeyUse: deps.onKeyUse,
     },
   });
-  await app.register(agentIamRoutes, { store: deps.store, identity, onKeyUse: deps.onKeyUse });
+  await app.register(agentIamRoutes, { store: deps.store, identity });
   await app.register(oauthRoutes, {
     ...deps.oauth,
     revoked,
@@ -113,12 +113,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     events: deps.events,
     executions: deps.executions,
     maxWaitSeconds: deps.maxApprovalWaitSeconds,
-    onKeyUse: deps.onKeyUse,
   });
-  await app.register(killRoutes, {
-    store: deps.store,
-    killSwitch: deps.killSwitch,
-    onKeyUse: deps.onKeyUse,
-  });
+  await app.register(killRoutes, { killSwitch: deps.killSwitch });
   return app;
 }

@@ -1,12 +1,12 @@
 // The HTTP edge every gateway process shares, before any route: a Fastify instance with bounded
 // bodies and timeouts (a gateway must not be the component an agent can exhaust), the one error
-// model, liveness/readiness, Prometheus metrics and the `request.auth` decoration. Building is
-// separate from listening, so tests `inject` and the composition decides where to listen.
+// model, liveness/readiness, Prometheus metrics and the refusal audit. API-key authentication
+// needs the snapshot store, so the data plane registers it (plugins/auth.ts, from app.ts). Building
+// is separate from listening, so tests `inject` and the composition decides where to listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 import type { RefusalAuditor } from './audit/refusal-auditor.js';
-import { authPlugin } from './plugins/auth.js';
 import { errorsPlugin, sendError, toGatewayError } from './plugins/errors.js';
 import { healthPlugin, type Readiness } from './plugins/health.js';
 import { type GatewayMetrics, metricsPlugin } from './plugins/metrics.js';
@@ -107,7 +107,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   // fastify-plugin wrapped: their handlers and decorations apply to the whole app.
   await app.register(errorsPlugin);
-  await app.register(authPlugin);
   await app.register(refusalsPlugin, { refusals: options.refusals });
   await app.register(healthPlugin, { readiness: options.readiness });
   if (options.metrics) await app.register(metricsPlugin, { metrics: options.metrics });

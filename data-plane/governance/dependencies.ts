@@ -9,7 +9,6 @@ import type { IdentityVerifier } from '../agentiam/identity-verifier.js';
 import type { RefusalAuditor } from '../audit/refusal-auditor.js';
 import type { ExecutionRegistry } from '../executions.js';
 import type { ListedToolsRecorder } from '../listed-tools.js';
-import type { KeyUseListener } from '../plugins/auth.js';
 import type { GatewayMetrics } from '../plugins/metrics.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
@@ -42,8 +41,6 @@ export interface InspectDependencies {
   readonly mintAccessToken?: AccessTokenMinter | undefined;
   /** NEXUS_REQUIRE_MCP_OAUTH: every production forward must carry a gateway-minted token. */
   readonly requireMcpOAuth: boolean;
-  /** Notes key uses for `lastUsedAt`. */
-  readonly onKeyUse?: KeyUseListener | undefined;
   /** Learns tool definitions from forwarded tools/list answers. */
   readonly listedTools?: Pick<ListedToolsRecorder, 'record'> | undefined;
   /** Agent identity on a call: chain verification and the Agent-Proof jti store. */

@@ -15,8 +15,7 @@ import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
 import type { OAuthIndex } from '../oauth/oauth-index.js';
 import type { RevokedTokens } from '../oauth/revocations.js';
 import { type VerifiedAccessToken, verifyAccessToken } from '../oauth/verify-access-token.js';
-import { authenticate, type KeyUseListener } from '../plugins/auth.js';
-import type { SnapshotStore } from '../store/snapshot-store.js';
+import type { ApiKeyAuthenticator } from '../plugins/auth.js';
 
 /** The client id of tokens the gateway mints for itself (never accepted by the proxy). */
 const GATEWAY_CLIENT_ID = 'gateway';
@@ -32,12 +31,11 @@ export interface ProxyCaller {
   readonly identityProven: boolean;
 }
 
+/** What checks an access token; API keys are the auth plugin's (`app.authenticateApiKey`). */
 export interface ProxyAuthDependencies {
-  readonly store: SnapshotStore;
   readonly issuer: () => string;
   readonly index: () => OAuthIndex;
   readonly revoked: RevokedTokens;
-  readonly onKeyUse?: KeyUseListener | undefined;
 }
 
 export interface PresentedCredentials {
@@ -85,6 +83,7 @@ async function verifiedClaims(
 
 export async function authenticateCaller(
   deps: ProxyAuthDependencies,
+  authenticateApiKey: ApiKeyAuthenticator,
   presented: PresentedCredentials,
   serverId: string,
 ): Promise<ProxyCaller> {
@@ -94,11 +93,10 @@ export async function authenticateCaller(
     gatewayError('MCP_PROXY_UNAUTHORIZED', { resource, problem });
   const token = presented.authorization ? BEARER.exec(presented.authorization)?.[1] : undefined;
   if (token === undefined) throw refuse('no bearer token was presented');
-  // API keys read `agk_…`; access tokens are JWTs (`ey…`). authenticate() parses the key.
+  // API keys read `agk_…`; access tokens are JWTs (`ey…`). authenticateApiKey() parses the key.
   if (token.startsWith(API_KEY_PREFIX)) {
-    // Throws AUTH_INVALID_API_KEY (401) or AUTH_INSUFFICIENT_SCOPE (403).
-    const auth = authenticate(`Bearer ${token}`, deps.store, SCOPES.AGENTS_EXECUTE);
-    deps.onKeyUse?.(auth.key.id);
+    // Throws AUTH_INVALID_API_KEY (401) or AUTH_INSUFFICIENT_SCOPE (403); notes the key's use.
+    const auth = authenticateApiKey(`Bearer ${token}`, SCOPES.AGENTS_EXECUTE);
     const agentId = presented.agentIdHeader;
     if (agentId === undefined || !AGENT_ID.test(agentId)) {
       throw refuse('an API key must name its agent in the X-Agent-Id header');

@@ -2,7 +2,14 @@
 // finds its key by prefix in a Map (never a database query), the secret is compared by hash in
 // constant time, then expiry and scope are checked. The request carries the snapshot it was
 // authenticated against, so everything after uses one consistent configuration.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+//
+// The auth plugin is the one place that knows the store and the key-use listener: registered once
+// by buildDataPlaneApp, it decorates the instance with `requireScope(scope)` (a route's onRequest
+// hook) and `authenticateApiKey(header, scope)` (for a surface that accepts other credentials
+// too, the MCP proxy). Routes name `agent-gateway-auth` in their dependencies and never see the
+// store for authentication. Both hand out closures made at boot: per request the cost is the
+// check itself, as before.
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { markRefusal } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
@@ -25,8 +32,24 @@ export interface AuthContext {
   readonly key: CompiledApiKey;
 }
 
+/** Notes each successful use of a key (for `lastUsedAt`); must be cheap and never throw. */
+export type KeyUseListener = (keyId: string) => void;
+
+/**
+ * Authenticates a bearer header's API key for `scope` and notes the use. Throws
+ * AUTH_INVALID_API_KEY (401), or AUTH_INSUFFICIENT_SCOPE (403, marked for the refusal audit).
+ */
+export type ApiKeyAuthenticator = (authorization: string | undefined, scope: Scope) => AuthContext;
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The auth plugin's check, for a surface that authenticates its bearer itself. */
+    authenticateApiKey: ApiKeyAuthenticator;
+    /** An onRequest hook demanding an API key with `scope`; it sets `request.auth`. */
+    requireScope: (scope: Scope) => onRequestHookHandler;
+  }
   interface FastifyRequest {
+    /** The key `requireScope` authenticated, its tenant and snapshot; null before (and elsewhere). */
     auth: AuthContext | null;
   }
 }
@@ -92,25 +115,35 @@ export function authenticate(
   return { snapshot: snapshot as CompiledSnapshot, tenant: key.tenant, key };
 }
 
-/** Notes each successful use of a key (for `lastUsedAt`); must be cheap and never throw. */
-export type KeyUseListener = (keyId: string) => void;
-
-/** An onRequest hook that authenticates before the body is even read. */
-export function requireScope(store: SnapshotStore, scope: Scope, onKeyUse?: KeyUseListener) {
-  return async function authenticateRequest(
-    request: FastifyRequest,
-    _reply: FastifyReply,
-  ): Promise<void> {
-    const auth = authenticate(request.headers.authorization, store, scope);
-    request.auth = auth;
-    onKeyUse?.(auth.key.id);
-  };
+export interface AuthPluginOptions {
+  /** The snapshot keys are checked against (its current one, per request). */
+  readonly store: SnapshotStore;
+  /** Notes key uses for `lastUsedAt`. */
+  readonly onKeyUse?: KeyUseListener | undefined;
 }
 
-/** Declares `request.auth` up front (one object shape for every request). */
+/**
+ * Decorates the instance with the API-key check over `options.store` (`authenticateApiKey`,
+ * `requireScope`) and declares `request.auth` up front (one object shape for every request).
+ */
 export const authPlugin = fastifyPlugin(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, options: AuthPluginOptions) => {
+    const { store, onKeyUse } = options;
+    const authenticateApiKey: ApiKeyAuthenticator = (authorization, scope) => {
+      const auth = authenticate(authorization, store, scope);
+      onKeyUse?.(auth.key.id);
+      return auth;
+    };
+    // Made once per route at registration; runs before the body is even read.
+    const requireScope = (scope: Scope): onRequestHookHandler =>
+      async function authenticateRequest(request: FastifyRequest): Promise<void> {
+        const auth = authenticate(request.headers.authorization, store, scope);
+        request.auth = auth;
+        onKeyUse?.(auth.key.id);
+      };
     app.decorateRequest('auth', null);
+    app.decorate('authenticateApiKey', authenticateApiKey);
+    app.decorate('requireScope', requireScope);
   },
   { name: 'agent-gateway-auth' },
 );

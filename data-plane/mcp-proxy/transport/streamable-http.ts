@@ -49,6 +49,7 @@ interface ProxyRequest extends FastifyRequest {
 
 export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): void {
   const { limits, auth } = proxy.deps;
+  const { authenticateApiKey } = app;
   const issuer = () => auth.issuer();
 
   // Inside this plugin every refusal is a JSON-RPC error body (what MCP clients read), with the
@@ -93,6 +94,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     const agentIdHeader = request.headers['x-agent-id'];
     (request as ProxyRequest).mcpCaller = await authenticateCaller(
       auth,
+      authenticateApiKey,
       {
         authorization: request.headers.authorization,
         agentIdHeader: typeof agentIdHeader === 'string' ? agentIdHeader : undefined,

@@ -8,7 +8,6 @@ import fastifyPlugin from 'fastify-plugin';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import { VERIFY_BODY_LIMIT_BYTES } from '../../agentiam/limits.js';
-import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { toRouteSchema } from '../compliance/route-schema.js';
@@ -30,7 +29,6 @@ import {
 export interface AgentIamRoutesDependencies {
   readonly store: SnapshotStore;
   readonly identity: IdentityVerifier;
-  readonly onKeyUse?: KeyUseListener | undefined;
 }
 
 export const agentIamRoutes = fastifyPlugin(registerAgentIamRoutes, {
@@ -118,7 +116,7 @@ async function registerAgentIamRoutes(
   app.post(
     DELEGATION_VERIFY_PATH,
     {
-      onRequest: requireScope(deps.store, SCOPES.AGENTS_EXECUTE, deps.onKeyUse),
+      onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
       bodyLimit: VERIFY_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'verifyDelegationChain',

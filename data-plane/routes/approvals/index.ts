@@ -19,7 +19,6 @@ import { type ApprovalRecord, findApproval } from '../../../storage/approvals.js
 import type { Database } from '../../../storage/database.js';
 import { waitForApprovalDecision } from '../../approval-wait.js';
 import type { ExecutionRegistry } from '../../executions.js';
-import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema, sendError } from '../../plugins/errors.js';
 import { refusedAgent } from '../../plugins/refusals.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
@@ -34,7 +33,6 @@ export interface ApprovalRoutesDependencies {
   readonly executions?: Pick<ExecutionRegistry, 'begin'> | undefined;
   /** Longest `wait` of the long-poll, in seconds (default 30). */
   readonly maxWaitSeconds?: number | undefined;
-  readonly onKeyUse?: KeyUseListener | undefined;
 }
 
 const approvalSchema = {
@@ -69,7 +67,7 @@ async function registerApprovalRoute(
   app.get(
     APPROVAL_PATH,
     {
-      onRequest: requireScope(deps.store, SCOPES.AGENTS_EXECUTE, deps.onKeyUse),
+      onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
       schema: {
         operationId: 'getApproval',
         summary: 'Read an approval; with ?wait=<seconds> long-poll until it is decided.',

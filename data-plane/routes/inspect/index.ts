@@ -23,7 +23,6 @@ import {
   verifyCallIdentity,
 } from '../../governance/identity.js';
 import { parseInspectRequest } from '../../governance/request.js';
-import { requireScope } from '../../plugins/auth.js';
 import { sendError, toGatewayError } from '../../plugins/errors.js';
 import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 
@@ -86,7 +85,7 @@ async function registerInspectRoute(
   app.post(
     INSPECT_PATH,
     {
-      onRequest: requireScope(deps.store, SCOPES.AGENTS_EXECUTE, deps.onKeyUse),
+      onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
       schema: {
         operationId: 'inspectToolCall',
         summary: 'Inspect a tool call and allow, deny or hold it (spec §4.1).',

@@ -22,9 +22,7 @@ import {
 } from '../../../shared/validation/body-validator.js';
 import type { KillAnswer } from '../../../storage/agent-kills.js';
 import type { KillSwitch } from '../../kill/kill-switch.js';
-import { type KeyUseListener, requireScope } from '../../plugins/auth.js';
 import { errorBodySchema } from '../../plugins/errors.js';
-import type { SnapshotStore } from '../../store/snapshot-store.js';
 
 export const KILL_PATH = '/api/v2/infrastructure/agents/:agentPublicKey/kill';
 export const MAX_KILL_REASON_LENGTH = 500;
@@ -32,9 +30,7 @@ export const MAX_KILL_REASON_LENGTH = 500;
 const MAX_KEY_LENGTH = 128;
 
 export interface KillRoutesDependencies {
-  readonly store: SnapshotStore;
   readonly killSwitch: Pick<KillSwitch, 'kill'>;
-  readonly onKeyUse?: KeyUseListener | undefined;
 }
 
 const countsSchema = {
@@ -97,7 +93,7 @@ async function registerKillRoute(app: FastifyInstance, deps: KillRoutesDependenc
   app.post(
     KILL_PATH,
     {
-      onRequest: requireScope(deps.store, SCOPES.AGENTS_KILL, deps.onKeyUse),
+      onRequest: app.requireScope(SCOPES.AGENTS_KILL),
       schema: {
         operationId: 'killAgent',
         summary:
