@@ -28,6 +28,7 @@ export const UNIT_TESTS = [
   'tests/control-plane/graphql/schema.test.ts',
   'tests/control-plane/graphql/socket-keys.test.ts',
   'tests/runtime/config.test.ts',
+  'tests/runtime/config-docs.test.ts',
   'tests/storage/batched-writer.test.ts',
   'tests/tool-pinning/tool-pins.test.ts',
   'tests/client/core-config.test.ts',

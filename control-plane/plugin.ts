@@ -4,8 +4,7 @@
 // HTTP edge and injects what it needs.
 import type { FastifyInstance } from 'fastify';
 import { consolePlugin } from './console/plugin.js';
-import type { GraphQLDependencies } from './graphql/context.js';
-import { graphqlPlugin } from './graphql/server.js';
+import { type GraphQLPluginOptions, graphqlPlugin } from './graphql/server.js';
 import { agentIdentityRoutes } from './routes/agent-identity.js';
 import { agentsSpawnRoutes } from './routes/agents-spawn.js';
 import { auditExportRoutes } from './routes/audit-export.js';
@@ -14,7 +13,7 @@ import { oauthRegisterRoutes } from './routes/oauth-register.js';
 import type { ConfigStreamHub } from './stream/hub.js';
 import { configStreamPlugin } from './stream/plugin.js';
 
-export interface ControlPlaneDependencies extends GraphQLDependencies {
+export interface ControlPlaneDependencies extends GraphQLPluginOptions {
   /** The configuration stream to remote data planes; absent when the data plane is in-process. */
   readonly configStream?: ConfigStreamHub | undefined;
   /** The built operator console; default: web-console/dist of the installed package. */

@@ -1,6 +1,8 @@
-// The gateway's process configuration, read once from the environment and validated: every
-// variable the README's configuration table lists, with its default. Invalid values fail the start
-// with CONFIG_INVALID naming the variable, never a silent fallback.
+// The gateway's process configuration, read once from the environment and validated. Every
+// setting is one row of SETTINGS: its variable, its default, its parser and its help text.
+// loadConfig, the `--help` of the server commands and the README's configuration table are
+// derived from it (runtime/config-docs.ts; tests/runtime/config-docs.test.ts compares the README).
+// Invalid values fail the start with CONFIG_INVALID naming the variable, never a silent fallback.
 import { resolve } from 'node:path';
 import { parseMasterKey } from '../shared/crypto/seal.js';
 import {
@@ -12,52 +14,50 @@ import {
 } from '../shared/egress/index.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
 
-export interface GatewayConfig {
-  readonly host: string;
-  readonly port: number;
-  /** PGlite data directory, and where the admin key file is written. */
-  readonly dataDir: string;
-  /** PostgreSQL server; when absent the embedded PGlite database in dataDir is used. */
-  readonly databaseUrl: string | undefined;
-  /** PostgreSQL schema holding the gateway's tables. */
-  readonly databaseSchema: string;
-  readonly logLevel: LogLevel;
-  /** How long a graceful shutdown may take before the process exits anyway. */
-  readonly shutdownTimeoutMs: number;
-  /** NEXUS_REQUIRE_MCP_OAUTH: every production forward carries a gateway-minted token. */
-  readonly requireMcpOAuth: boolean;
-  /** AGENT_GATEWAY_ACCESS_LOG: one log line per HTTP request besides the decision lines. */
-  readonly accessLog: boolean;
-  /** How long registering or changing an MCP server waits for its tools/list, in ms. */
-  readonly toolsListWaitMs: number;
-  /** Period of the refresh of every MCP server's tool definitions, in ms. */
-  readonly toolsRefreshIntervalMs: number;
+/** One setting, written once. An empty variable counts as unset. */
+export interface Setting<T> {
+  /** The environment variable. */
+  readonly name: string;
   /**
-   * AGENT_GATEWAY_PUBLIC_URL; unset: the URL the process listens on (`start` only: the split
-   * commands refuse to start without it, cli/commands/control-plane.ts requirePublicUrl).
+   * The default: `{ text }`, as an operator would write it (parsed like their value), or
+   * `{ unset }`, what leaving the variable unset means, in words (markdown).
    */
-  readonly publicUrl: string | undefined;
-  /**
-   * AGENT_GATEWAY_MASTER_KEY (32 bytes), which seals the tenant CA keys; unset: the key file in
-   * dataDir (runtime/master-key.ts). Only processes that sign (start, control-plane) use it.
-   */
-  readonly masterKey: Buffer | undefined;
-  /** AGENT_GATEWAY_STREAM_HEARTBEAT_MS: the configuration stream's heartbeat (both planes agree). */
-  readonly streamHeartbeatMs: number;
-  /**
-   * AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS: how long a starting data plane waits for the control
-   * plane's current configuration before it serves its persisted snapshot.
-   */
-  readonly startupSnapshotWaitMs: number;
-  /** AGENT_GATEWAY_KILL_ACK_WAIT_MS: how long a kill waits for the data planes' acknowledgements. */
-  readonly killAckWaitMs: number;
-  /** AGENT_GATEWAY_MCP_SESSION_CONCURRENCY / _AGENT_CONCURRENCY: MCP proxy calls in flight. */
-  readonly mcpSessionConcurrency: number;
-  readonly mcpAgentConcurrency: number;
-  /** AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES: largest body the MCP proxy reads. */
-  readonly mcpMaxMessageBytes: number;
-  /** AGENT_GATEWAY_EGRESS_ALLOW / _DENY: the egress policy of every upstream connection. */
-  readonly egress: EgressPolicy;
+  readonly default: { readonly text: string } | { readonly unset: string };
+  /** What it does (markdown: the README cell; `--help` prints it as plain text). */
+  readonly help: string;
+  read(env: NodeJS.ProcessEnv): T;
+}
+
+/** A setting with a default value: its parser always gets text. */
+function setting<T>(row: {
+  name: string;
+  default: string;
+  parse: (text: string, name: string) => T;
+  help: string;
+}): Setting<T> {
+  const { name, parse, help } = row;
+  return {
+    name,
+    default: { text: row.default },
+    help,
+    read: (env) => parse(env[name] || row.default, name),
+  };
+}
+
+/** A setting without a default value: its parser gets `undefined` when it is unset. */
+function unsetByDefault<T>(row: {
+  name: string;
+  unset: string;
+  parse: (text: string | undefined, name: string) => T;
+  help: string;
+}): Setting<T> {
+  const { name, parse, help } = row;
+  return {
+    name,
+    default: { unset: row.unset },
+    help,
+    read: (env) => parse(env[name] || undefined, name),
+  };
 }
 
 export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
@@ -65,167 +65,225 @@ export const MASTER_KEY_VARIABLE = 'AGENT_GATEWAY_MASTER_KEY';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Every setting, for `--help` and the README: name, default, meaning. */
-export const CONFIG_VARIABLES = [
-  ['AGENT_GATEWAY_HOST', '127.0.0.1', 'Address to listen on (0.0.0.0 for all interfaces).'],
-  ['AGENT_GATEWAY_PORT', '8080', 'Port to listen on (0 picks a free one).'],
-  ['AGENT_GATEWAY_DATA_DIR', './data', 'Embedded database and the admin key file.'],
-  ['DATABASE_URL', '(unset)', 'PostgreSQL connection string; unset uses the embedded database.'],
-  ['AGENT_GATEWAY_DB_SCHEMA', 'public', 'PostgreSQL schema holding the tables.'],
-  ['AGENT_GATEWAY_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent.'],
-  ['AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', '10000', 'Longest graceful shutdown before exiting.'],
-  [
-    'AGENT_GATEWAY_ACCESS_LOG',
-    'false',
-    'true: also log every HTTP request (inspect decisions are logged either way; allows at debug).',
-  ],
-  [
-    'AGENT_GATEWAY_TOOLS_LIST_WAIT_MS',
-    '2000',
-    'How long registering or changing an MCP server waits for its tools/list (then learnt in the background).',
-  ],
-  [
-    'AGENT_GATEWAY_TOOLS_REFRESH_INTERVAL_MS',
-    '300000',
-    "Period of the refresh of every MCP server's tool definitions (annotations such as destructiveHint).",
-  ],
-  [
-    'AGENT_GATEWAY_PUBLIC_URL',
-    '(the listening URL)',
-    'Public base URL of the gateway: the OAuth issuer, status-list URLs in credentials, the htu of agent proofs. Required behind a proxy; control-plane and data-plane refuse to start without it (the same on every process).',
-  ],
-  [
-    MASTER_KEY_VARIABLE,
-    '(<data dir>/master-key)',
-    'Master key sealing the tenant CA keys: 32 bytes as 64 hex digits or 43 base64url characters. Unset: a key file made (mode 0600) on first start. The same value on every control plane; losing it loses the CA keys.',
-  ],
-  [
-    'AGENT_GATEWAY_KILL_ACK_WAIT_MS',
-    '250',
-    "How long a kill waits for the data planes' acknowledgements before it answers (the answer's propagation names who confirmed).",
-  ],
-  [
-    'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY',
-    '32',
-    'MCP proxy: calls in flight per session; more are refused 429 MCP_CONCURRENCY_LIMIT.',
-  ],
-  [
-    'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY',
-    '128',
-    'MCP proxy: calls in flight per agent, across its sessions on this data plane.',
-  ],
-  [
-    'AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES',
-    '4194304',
-    'MCP proxy: largest request body (413 beyond) and largest upstream message.',
-  ],
-  [
-    'AGENT_GATEWAY_STREAM_HEARTBEAT_MS',
-    '15000',
-    'Heartbeat of the configuration stream; a data plane treats three missed ones as a lost stream. The same on every process.',
-  ],
-  [
-    'AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS',
-    '5000',
-    "Data plane: how long it waits at start for the control plane's current configuration (refusing requests 503 DATA_PLANE_NOT_READY) before it serves its persisted snapshot.",
-  ],
-  [
-    EGRESS_ALLOW_VARIABLE,
-    '(unset)',
-    'Comma-separated CIDRs and host names (*.example.com) upstreams may be reached at besides the defaults; an exact address releases a never-contacted one (169.254.169.254). docs/security.md, Egress.',
-  ],
-  [
-    EGRESS_DENY_VARIABLE,
-    '(unset)',
-    'Comma-separated CIDRs and host names upstreams are never reached at; wins over everything (e.g. 10.0.0.0/8,127.0.0.0/8 to close private ranges).',
-  ],
-  [
-    'NEXUS_REQUIRE_MCP_OAUTH',
-    'false',
-    'true: every production forward must carry a gateway-minted access token.',
-  ],
-] as const;
+/**
+ * Every setting, keyed by its field in the loaded configuration, in the order `--help` and the
+ * README list them.
+ */
+export const SETTINGS = {
+  host: setting({
+    name: 'AGENT_GATEWAY_HOST',
+    default: '127.0.0.1',
+    parse: (text) => text,
+    help: 'Address to listen on (`0.0.0.0` for all interfaces).',
+  }),
+  port: setting({
+    name: 'AGENT_GATEWAY_PORT',
+    default: '8080',
+    parse: integer(0, 65_535),
+    help: 'Port to listen on (`0` picks a free one).',
+  }),
+  /** PGlite data directory, and where the admin key file is written. */
+  dataDir: setting({
+    name: 'AGENT_GATEWAY_DATA_DIR',
+    default: './data',
+    parse: (text) => resolve(text),
+    help: 'Embedded database and the admin key file.',
+  }),
+  /** Absent: the embedded PGlite database in dataDir. */
+  databaseUrl: unsetByDefault({
+    name: 'DATABASE_URL',
+    unset: 'unset',
+    parse: postgresUrl,
+    help: 'PostgreSQL connection string; unset uses the embedded database.',
+  }),
+  databaseSchema: setting({
+    name: 'AGENT_GATEWAY_DB_SCHEMA',
+    default: 'public',
+    parse: sqlIdentifier,
+    help: 'PostgreSQL schema holding the tables.',
+  }),
+  logLevel: setting({
+    name: 'AGENT_GATEWAY_LOG_LEVEL',
+    default: 'info',
+    parse: logLevel,
+    help: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
+  }),
+  shutdownTimeoutMs: setting({
+    name: 'AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS',
+    default: '10000',
+    parse: integer(100, 600_000),
+    help: 'Longest graceful shutdown before the process exits anyway.',
+  }),
+  accessLog: setting({
+    name: 'AGENT_GATEWAY_ACCESS_LOG',
+    default: 'false',
+    parse: boolean,
+    help: '`true`: also log every HTTP request. Inspect decisions are logged either way (one line each; allows at `debug`).',
+  }),
+  toolsListWaitMs: setting({
+    name: 'AGENT_GATEWAY_TOOLS_LIST_WAIT_MS',
+    default: '2000',
+    parse: integer(0, 60_000),
+    help: 'How long registering or changing an MCP server waits for its `tools/list` (a slower server is learnt in the background).',
+  }),
+  toolsRefreshIntervalMs: setting({
+    name: 'AGENT_GATEWAY_TOOLS_REFRESH_INTERVAL_MS',
+    default: '300000',
+    parse: integer(1_000, 86_400_000),
+    help: "Period of the refresh of every MCP server's tool definitions (annotations such as `destructiveHint`).",
+  }),
+  /**
+   * Absent: the URL the process listens on (`start` only: the split commands refuse to start
+   * without it, cli/commands/control-plane.ts requirePublicUrl).
+   */
+  publicUrl: unsetByDefault({
+    name: 'AGENT_GATEWAY_PUBLIC_URL',
+    unset: 'the listening URL',
+    parse: httpBaseUrl,
+    help: "Public base URL of the gateway: the OAuth issuer, the base of status-list URLs written into credentials and the `htu` agent proofs must name. Required behind a proxy; `control-plane` and `data-plane` refuse to start without it (`PUBLIC_URL_REQUIRED`), and a data plane whose value differs from the control plane's stops ([docs/deployment.md](docs/deployment.md)). Printed in every process's `listening` line.",
+  }),
+  /**
+   * 32 bytes sealing the tenant CA keys; absent: the key file in dataDir (runtime/master-key.ts).
+   * Only processes that sign (start, control-plane) use it.
+   */
+  masterKey: unsetByDefault({
+    name: MASTER_KEY_VARIABLE,
+    unset: '`<data dir>/master-key`',
+    parse: (text, name) => (text === undefined ? undefined : parseMasterKey(text, name)),
+    help: 'Master key sealing the tenant CA keys (AES-256-GCM): 32 bytes as 64 hex digits or 43 base64url characters (`openssl rand -hex 32`). Unset: `start` and `control-plane` use the key file in the data directory, made mode 0600 on first start. Every process that signs (the control plane) needs the same key; a process whose key cannot open the sealed keys refuses to start (`MASTER_KEY_MISMATCH`). Losing it makes the sealed CA keys unusable (the recovery: [docs/agentiam.md](docs/agentiam.md), key custody). Data planes never need it.',
+  }),
+  killAckWaitMs: setting({
+    name: 'AGENT_GATEWAY_KILL_ACK_WAIT_MS',
+    default: '250',
+    parse: integer(0, 60_000),
+    help: "How long a kill waits for the data planes' acknowledgements before it answers; the answer's `propagation` names who confirmed ([docs/kill-switch.md](docs/kill-switch.md)).",
+  }),
+  mcpSessionConcurrency: setting({
+    name: 'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY',
+    default: '32',
+    parse: integer(1, 10_000),
+    help: 'MCP proxy: calls in flight per session; more are refused `429 MCP_CONCURRENCY_LIMIT` ([docs/mcp-proxy.md](docs/mcp-proxy.md)).',
+  }),
+  mcpAgentConcurrency: setting({
+    name: 'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY',
+    default: '128',
+    parse: integer(1, 100_000),
+    help: 'MCP proxy: calls in flight per agent, across its sessions on one data plane.',
+  }),
+  mcpMaxMessageBytes: setting({
+    name: 'AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES',
+    default: '4194304',
+    parse: integer(1024, 64 * 1024 * 1024),
+    help: 'MCP proxy: largest request body (`413` beyond) and largest message accepted from an upstream.',
+  }),
+  streamHeartbeatMs: setting({
+    name: 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS',
+    default: '15000',
+    parse: integer(10, 600_000),
+    help: 'Heartbeat of the configuration stream; a data plane treats three missed ones as a lost stream and then reads the kill table before serving. The same on every process.',
+  }),
+  startupSnapshotWaitMs: setting({
+    name: 'AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS',
+    default: '5000',
+    parse: integer(0, 600_000),
+    help: "Data plane: how long it waits at start for the control plane's current configuration, refusing requests 503 `DATA_PLANE_NOT_READY`, before it serves its persisted snapshot ([docs/config-push.md](docs/config-push.md#start-up)).",
+  }),
+  egressAllow: unsetByDefault({
+    name: EGRESS_ALLOW_VARIABLE,
+    unset: 'unset',
+    parse: egressList,
+    help: 'Comma-separated CIDRs, addresses and host names (`*.example.com`) upstream MCP servers may be reached at besides the defaults; an exact address (e.g. `169.254.169.254`) releases a never-contacted one. See [Egress](docs/security.md#egress).',
+  }),
+  egressDeny: unsetByDefault({
+    name: EGRESS_DENY_VARIABLE,
+    unset: 'unset',
+    parse: egressList,
+    help: 'Comma-separated CIDRs, addresses and host names upstreams are never reached at; wins over everything. A multi-tenant gateway closes the private ranges here (`10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1,fc00::/7,100.64.0.0/10`).',
+  }),
+  graphqlIntrospection: setting({
+    name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',
+    default: 'true',
+    parse: onUnlessSwitchedOff,
+    help: 'GraphQL introspection for authenticated API keys (GraphiQL, client generators); `false`, `0`, `off` or `no` switches it off for every key, over HTTP and WebSocket. A request without a valid key never reaches GraphQL.',
+  }),
+  requireMcpOAuth: setting({
+    name: 'NEXUS_REQUIRE_MCP_OAUTH',
+    default: 'false',
+    parse: boolean,
+    help: '`true`: every production forward must carry a gateway-minted access token bound to its server.',
+  }),
+} as const;
 
+type SettingValues = {
+  readonly [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS)[K]['read']>;
+};
+
+/** The loaded configuration: a field per setting, the two egress lists as one policy. */
+export type GatewayConfig = Omit<SettingValues, 'egressAllow' | 'egressDeny'> & {
+  readonly egress: EgressPolicy;
+};
+
+/** Reads every setting in table order; the first invalid one throws. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const logLevel = env.AGENT_GATEWAY_LOG_LEVEL || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw invalid('AGENT_GATEWAY_LOG_LEVEL', logLevel, `one of ${LOG_LEVELS.join(', ')}`);
-  }
-  const schema = env.AGENT_GATEWAY_DB_SCHEMA || 'public';
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-    throw invalid('AGENT_GATEWAY_DB_SCHEMA', schema, 'a lower-case SQL identifier');
-  }
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw invalid('DATABASE_URL', '(hidden)', 'a postgresql:// connection string');
-  }
-  const publicUrl = env.AGENT_GATEWAY_PUBLIC_URL || undefined;
-  if (publicUrl !== undefined && !isHttpBaseUrl(publicUrl)) {
-    throw invalid(
-      'AGENT_GATEWAY_PUBLIC_URL',
-      publicUrl,
-      'an http(s) URL without query or fragment',
-    );
-  }
-  const masterKeyText = env[MASTER_KEY_VARIABLE] || undefined;
-  const masterKey =
-    masterKeyText === undefined ? undefined : parseMasterKey(masterKeyText, MASTER_KEY_VARIABLE);
-  return {
-    host: env.AGENT_GATEWAY_HOST || '127.0.0.1',
-    port: integer(env, 'AGENT_GATEWAY_PORT', 8080, 0, 65_535),
-    dataDir: resolve(env.AGENT_GATEWAY_DATA_DIR || './data'),
-    databaseUrl,
-    databaseSchema: schema,
-    logLevel: logLevel as LogLevel,
-    shutdownTimeoutMs: integer(env, 'AGENT_GATEWAY_SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
-    requireMcpOAuth: boolean(env, 'NEXUS_REQUIRE_MCP_OAUTH'),
-    accessLog: boolean(env, 'AGENT_GATEWAY_ACCESS_LOG'),
-    toolsListWaitMs: integer(env, 'AGENT_GATEWAY_TOOLS_LIST_WAIT_MS', 2_000, 0, 60_000),
-    toolsRefreshIntervalMs: integer(
-      env,
-      'AGENT_GATEWAY_TOOLS_REFRESH_INTERVAL_MS',
-      300_000,
-      1_000,
-      86_400_000,
-    ),
-    publicUrl,
-    masterKey,
-    streamHeartbeatMs: integer(env, 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS', 15_000, 10, 600_000),
-    startupSnapshotWaitMs: integer(
-      env,
-      'AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS',
-      5_000,
-      0,
-      600_000,
-    ),
-    killAckWaitMs: integer(env, 'AGENT_GATEWAY_KILL_ACK_WAIT_MS', 250, 0, 60_000),
-    mcpSessionConcurrency: integer(env, 'AGENT_GATEWAY_MCP_SESSION_CONCURRENCY', 32, 1, 10_000),
-    mcpAgentConcurrency: integer(env, 'AGENT_GATEWAY_MCP_AGENT_CONCURRENCY', 128, 1, 100_000),
-    mcpMaxMessageBytes: integer(
-      env,
-      'AGENT_GATEWAY_MCP_MAX_MESSAGE_BYTES',
-      4 * 1024 * 1024,
-      1024,
-      64 * 1024 * 1024,
-    ),
-    egress: {
-      allow: egressList(env, EGRESS_ALLOW_VARIABLE),
-      deny: egressList(env, EGRESS_DENY_VARIABLE),
-    },
+  const values = Object.fromEntries(
+    Object.entries(SETTINGS).map(([key, row]) => [key, row.read(env)]),
+  ) as unknown as SettingValues;
+  const { egressAllow, egressDeny, ...rest } = values;
+  return { ...rest, egress: { allow: egressAllow, deny: egressDeny } };
+}
+
+function integer(min: number, max: number): (text: string, name: string) => number {
+  return (text, name) => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) {
+      throw invalid(name, text, `a whole number from ${min} to ${max}`);
+    }
+    return value;
   };
 }
 
-/** An egress list; the first invalid entry fails the start, named with the variable. */
-function egressList(env: NodeJS.ProcessEnv, name: string): EgressList {
-  const { list, problems } = parseEgressList(env[name]);
-  const problem = problems[0];
-  if (problem !== undefined) {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: `${name} entry ${JSON.stringify(problem.entry)}`,
-      problem: problem.problem,
-    });
+function boolean(text: string, name: string): boolean {
+  if (text === 'false' || text === '0') return false;
+  if (text === 'true' || text === '1') return true;
+  throw invalid(name, text, 'true or false');
+}
+
+/**
+ * Lenient, unlike `boolean`, as this switch has always been: any other value (any case,
+ * surrounding spaces ignored) leaves it on.
+ */
+function onUnlessSwitchedOff(text: string): boolean {
+  const value = text.trim().toLowerCase();
+  return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
+}
+
+function logLevel(text: string, name: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(text)) {
+    throw invalid(name, text, `one of ${LOG_LEVELS.join(', ')}`);
   }
-  return list;
+  return text as LogLevel;
+}
+
+function sqlIdentifier(text: string, name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(text)) {
+    throw invalid(name, text, 'a lower-case SQL identifier');
+  }
+  return text;
+}
+
+/** The value is never echoed: a connection string may carry a password. */
+function postgresUrl(text: string | undefined, name: string): string | undefined {
+  if (text !== undefined && !/^postgres(ql)?:\/\//.test(text)) {
+    throw invalid(name, '(hidden)', 'a postgresql:// connection string');
+  }
+  return text;
+}
+
+function httpBaseUrl(text: string | undefined, name: string): string | undefined {
+  if (text !== undefined && !isHttpBaseUrl(text)) {
+    throw invalid(name, text, 'an http(s) URL without query or fragment');
+  }
+  return text;
 }
 
 function isHttpBaseUrl(text: string): boolean {
@@ -234,27 +292,17 @@ function isHttpBaseUrl(text: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
 }
 
-function integer(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw invalid(name, text, `a whole number from ${min} to ${max}`);
+/** An egress list; the first invalid entry fails the start, named with the variable. */
+function egressList(text: string | undefined, name: string): EgressList {
+  const { list, problems } = parseEgressList(text);
+  const problem = problems[0];
+  if (problem !== undefined) {
+    throw gatewayError('CONFIG_INVALID', {
+      setting: `${name} entry ${JSON.stringify(problem.entry)}`,
+      problem: problem.problem,
+    });
   }
-  return value;
-}
-
-function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
-  const text = env[name];
-  if (text === undefined || text === '' || text === 'false' || text === '0') return false;
-  if (text === 'true' || text === '1') return true;
-  throw invalid(name, text, 'true or false');
+  return list;
 }
 
 function invalid(name: string, value: string, expected: string): GatewayError {

@@ -149,6 +149,8 @@ export interface GatewayRuntimeOptions {
   readonly defaultMetrics?: boolean;
   /** Fastify's per-request log lines (AGENT_GATEWAY_ACCESS_LOG); decisions are logged anyway. */
   readonly accessLog?: boolean;
+  /** AGENT_GATEWAY_GRAPHQL_INTROSPECTION: introspection for authenticated keys; default on. */
+  readonly graphqlIntrospection?: boolean;
   /** The event bus; the runtime owns it (closes it on stop). Default: in-process. */
   readonly events?: EventBus;
   /** The public base URL; default: learnt from the listening socket (`publicUrl.learn`). */
@@ -390,6 +392,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       onKeysChanged: (listener) => store.onApply(() => listener()),
       killAgent: (input) => killSwitch.kill(input).then((outcome) => outcome.answer),
       flushDecisionStats: decisionCounts ? () => decisionCounts.flush() : undefined,
+      introspection: options.graphqlIntrospection,
     });
   }
   return {

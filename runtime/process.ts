@@ -104,6 +104,7 @@ export async function startProcess(
         toolsListWaitMs: config.toolsListWaitMs,
         toolsRefreshIntervalMs: config.toolsRefreshIntervalMs,
         accessLog: config.accessLog,
+        graphqlIntrospection: config.graphqlIntrospection,
         killAckWaitMs: config.killAckWaitMs,
         mcpSessionLimits: {
           perSessionInFlight: config.mcpSessionConcurrency,

@@ -4,6 +4,7 @@
 // so it refuses the embedded one.
 import type { Command } from 'commander';
 import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
+import { renderConfigHelp } from '../../runtime/config-docs.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import { printAdminKey, runUntilSignal } from '../run-until-signal.js';
 
@@ -14,6 +15,7 @@ export function registerControlPlaneCommand(program: Command): void {
       'Start the control plane alone (GraphQL and the configuration stream for data planes ' +
         'started with `agent-gateway data-plane`); needs DATABASE_URL.',
     )
+    .addHelpText('after', renderConfigHelp)
     .action(async () => {
       process.exitCode = await runControlPlane();
     });

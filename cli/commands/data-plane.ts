@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
+import { renderConfigHelp } from '../../runtime/config-docs.js';
 import { writeSecretFile } from '../../runtime/secret-file.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/database.js';
@@ -31,6 +32,7 @@ export function registerDataPlaneCommand(program: Command): void {
     .option('--control-plane <url>', 'base URL of the control plane, e.g. http://10.0.0.5:8080')
     .option('--credential-file <file>', 'file holding the agdp_… credential of this data plane')
     .option('--name <name>', 'the name this data plane was registered with (checked)')
+    .addHelpText('after', renderConfigHelp)
     .action(async (options: DataPlaneOptions) => {
       process.exitCode = await runDataPlane(options);
     });

@@ -2,7 +2,8 @@
 // (`CODE: what failed (hint: what to do)`) on stderr and exits 1; the first signal shuts down
 // gracefully (drain, flush the audit queue), a second one exits at once.
 import type { Command } from 'commander';
-import { CONFIG_VARIABLES, loadConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/config.js';
+import { renderConfigHelp } from '../../runtime/config-docs.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
 import { printAdminKey, runUntilSignal } from '../run-until-signal.js';
 
@@ -13,16 +14,10 @@ export function registerStartCommand(program: Command): void {
       'Start the gateway: control plane and data plane in one process on one port, with the ' +
         'embedded database unless DATABASE_URL is set.',
     )
-    .addHelpText('after', `\nConfiguration (environment variables):\n${configurationHelp()}`)
+    .addHelpText('after', renderConfigHelp)
     .action(async () => {
       process.exitCode = await runStart();
     });
-}
-
-function configurationHelp(): string {
-  return CONFIG_VARIABLES.map(
-    ([name, fallback, meaning]) => `  ${name.padEnd(34)} ${meaning} Default: ${fallback}`,
-  ).join('\n');
 }
 
 async function runStart(): Promise<number> {

@@ -2,17 +2,10 @@
 // is a plain function so it is testable alone. Introspection is on for an authenticated API key
 // (GraphiQL and client generators need it, and every key already sees the schema's shape through
 // its answers), off for any request without one, and off for everyone when the operator sets
-// AGENT_GATEWAY_GRAPHQL_INTROSPECTION=false.
+// AGENT_GATEWAY_GRAPHQL_INTROSPECTION=false (read with every setting in runtime/config.ts, passed
+// in as `enabled`).
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
-
-export const INTROSPECTION_ENV = 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION';
-
-/** `AGENT_GATEWAY_GRAPHQL_INTROSPECTION=false` (or 0/off/no) switches introspection off. */
-export function readIntrospectionSwitch(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env[INTROSPECTION_ENV]?.trim().toLowerCase();
-  return !(value === 'false' || value === '0' || value === 'off' || value === 'no');
-}
 
 /** True when this request must not introspect: the switch is off, or no key authenticated it. */
 export function isIntrospectionDisabled(enabled: boolean, authenticated: boolean): boolean {
@@ -20,7 +13,7 @@ export function isIntrospectionDisabled(enabled: boolean, authenticated: boolean
 }
 
 export interface IntrospectionOptions<ServerContext> {
-  /** The operator's switch (readIntrospectionSwitch by default in the server). */
+  /** The operator's switch (the configuration's graphqlIntrospection; on by default). */
   readonly enabled: boolean;
   /** Whether the API key of the request behind `serverContext` was authenticated. */
   readonly isAuthenticated: (serverContext: ServerContext) => boolean;

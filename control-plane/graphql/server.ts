@@ -30,7 +30,7 @@ import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import type { Caller, GraphQLContext, GraphQLDependencies } from './context.js';
 import { maskError, toGraphQLError } from './errors.js';
-import { readIntrospectionSwitch, useIntrospectionSwitch } from './introspection.js';
+import { useIntrospectionSwitch } from './introspection.js';
 import { schema } from './schema/index.js';
 import { SocketKeys } from './socket-keys.js';
 import { useStorableArguments } from './storable-arguments.js';
@@ -46,8 +46,8 @@ export const MAX_QUERY_DEPTH = 12;
 export const MAX_QUERY_COST = 5000;
 
 export interface GraphQLPluginOptions extends GraphQLDependencies {
-  /** Introspection for authenticated keys; default: the environment switch, else on. */
-  readonly introspection?: boolean;
+  /** Introspection for authenticated keys (AGENT_GATEWAY_GRAPHQL_INTROSPECTION); default on. */
+  readonly introspection?: boolean | undefined;
 }
 
 interface ServerContext {
@@ -73,7 +73,7 @@ export async function graphqlPlugin(
   // What every operation's context carries, as the composition injected it.
   const { introspection: introspectionOption, ...dependencies } = options;
   const { authenticate } = dependencies;
-  const introspection = introspectionOption ?? readIntrospectionSwitch();
+  const introspection = introspectionOption ?? true;
   const logger = app.log;
   const yoga = createYoga<ServerContext, Omit<GraphQLContext, keyof GraphQLDependencies>>({
     schema,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/program.js';
+import { SETTINGS } from '../../runtime/config.js';
 import { runCliToEnd } from '../support/cli-process.js';
 
 function allCommands(command: Command, path: string[] = []): [string[], Command][] {
@@ -30,12 +31,14 @@ describe('--help', () => {
     },
   );
 
-  it('documents every configuration variable on `start --help`', async () => {
-    const result = await runCliToEnd(['start', '--help']);
-    expect(result.code).toBe(0);
-    const text = result.stdout.join('\n');
-    for (const name of ['AGENT_GATEWAY_PORT', 'AGENT_GATEWAY_DATA_DIR', 'DATABASE_URL']) {
-      expect(text).toContain(name);
-    }
-  });
+  it.each(['start', 'control-plane', 'data-plane'])(
+    'documents every configuration variable on `%s --help`',
+    async (command) => {
+      const result = await runCliToEnd([command, '--help']);
+      expect(result.code).toBe(0);
+      const text = result.stdout.join('\n');
+      expect(text).toContain('Configuration (environment variables):');
+      for (const { name } of Object.values(SETTINGS)) expect(text).toContain(name);
+    },
+  );
 });

@@ -1,8 +1,10 @@
-// The settings of tool-definition learning: how long a registration waits for the upstream's
-// tools/list and how often every server is refreshed. Defaults as documented; a value that is not
-// a whole number in range stops the start with CONFIG_INVALID naming the setting.
+// The process settings (runtime/config.ts SETTINGS): defaults as documented, and a value a
+// setting's parser refuses stops the start with CONFIG_INVALID naming the setting. Tool-definition
+// learning (how long a registration waits for tools/list, how often every server is refreshed),
+// egress and the GraphQL introspection switch in detail.
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig, SETTINGS } from '../../runtime/config.js';
 import { GatewayError } from '../../shared/errors/index.js';
 
 function configError(env: NodeJS.ProcessEnv): GatewayError {
@@ -14,6 +16,69 @@ function configError(env: NodeJS.ProcessEnv): GatewayError {
   }
   throw new Error('loadConfig accepted the settings');
 }
+
+describe('every setting', () => {
+  it('has its default when unset or empty', () => {
+    const defaults = {
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      databaseSchema: 'public',
+      logLevel: 'info',
+      shutdownTimeoutMs: 10_000,
+      accessLog: false,
+      publicUrl: undefined,
+      masterKey: undefined,
+      killAckWaitMs: 250,
+      mcpSessionConcurrency: 32,
+      mcpAgentConcurrency: 128,
+      mcpMaxMessageBytes: 4 * 1024 * 1024,
+      streamHeartbeatMs: 15_000,
+      startupSnapshotWaitMs: 5_000,
+      graphqlIntrospection: true,
+      requireMcpOAuth: false,
+    };
+    expect(loadConfig({})).toMatchObject(defaults);
+    const empty = Object.fromEntries(Object.values(SETTINGS).map((row) => [row.name, '']));
+    expect(loadConfig(empty)).toMatchObject(defaults);
+  });
+
+  it.each([
+    ['AGENT_GATEWAY_PORT', '65536', 'AGENT_GATEWAY_PORT=65536'],
+    ['AGENT_GATEWAY_LOG_LEVEL', 'loud', 'AGENT_GATEWAY_LOG_LEVEL=loud'],
+    ['AGENT_GATEWAY_DB_SCHEMA', 'Public', 'AGENT_GATEWAY_DB_SCHEMA=Public'],
+    ['DATABASE_URL', 'mysql://u:secret@db/x', 'DATABASE_URL=(hidden)'],
+    ['AGENT_GATEWAY_PUBLIC_URL', 'https://gw.example/?a=1', 'AGENT_GATEWAY_PUBLIC_URL=https://'],
+    ['AGENT_GATEWAY_ACCESS_LOG', 'yes', 'AGENT_GATEWAY_ACCESS_LOG=yes'],
+    ['NEXUS_REQUIRE_MCP_OAUTH', 'on', 'NEXUS_REQUIRE_MCP_OAUTH=on'],
+  ])('refuses %s=%s with CONFIG_INVALID naming it', (name, value, named) => {
+    const error = configError({ [name]: value });
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(named);
+  });
+
+  it('never echoes a refused DATABASE_URL (it may carry a password)', () => {
+    expect(configError({ DATABASE_URL: 'mysql://u:secret@db/x' }).message).not.toContain('secret');
+  });
+
+  it('refuses a malformed master key with MASTER_KEY_INVALID naming the variable', () => {
+    const error = configError({ AGENT_GATEWAY_MASTER_KEY: 'short' });
+    expect(error.code).toBe('MASTER_KEY_INVALID');
+    expect(error.message).toContain('AGENT_GATEWAY_MASTER_KEY');
+  });
+});
+
+describe('the GraphQL introspection switch', () => {
+  it('is on unless false, 0, off or no (any case, spaces ignored), as it always was', () => {
+    const introspection = (value: string) =>
+      loadConfig({ AGENT_GATEWAY_GRAPHQL_INTROSPECTION: value }).graphqlIntrospection;
+    for (const on of ['true', '1', 'yes', 'anything']) expect(introspection(on), on).toBe(true);
+    for (const off of ['false', '0', 'off', 'no', ' OFF ', 'False']) {
+      expect(introspection(off), off).toBe(false);
+    }
+  });
+});
 
 describe('tool refresh settings', () => {
   it('default to a 2 s wait and a 5 min period', () => {

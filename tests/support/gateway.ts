@@ -91,6 +91,8 @@ export async function startTestGateway(
 
     /** Refusal auditing's clock (tests move it past a window) and bounds. */
     refusalAudit?: GatewayRuntimeOptions['refusalAudit'];
+    /** GraphQL introspection for authenticated keys (default on). */
+    graphqlIntrospection?: boolean;
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -118,6 +120,9 @@ export async function startTestGateway(
     ...(options.egress ? { egress: options.egress } : {}),
 
     ...(options.refusalAudit ? { refusalAudit: options.refusalAudit } : {}),
+    ...(options.graphqlIntrospection === undefined
+      ? {}
+      : { graphqlIntrospection: options.graphqlIntrospection }),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();

@@ -4,11 +4,8 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import {
-  INTROSPECTION_ENV,
-  isIntrospectionDisabled,
-  readIntrospectionSwitch,
-} from '../../../control-plane/graphql/introspection.js';
+import { isIntrospectionDisabled } from '../../../control-plane/graphql/introspection.js';
+import { loadConfig } from '../../../runtime/config.js';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { graphql, type Loose } from './support.js';
@@ -49,14 +46,6 @@ describe('the introspection decision', () => {
     expect(isIntrospectionDisabled(false, true)).toBe(true);
     expect(isIntrospectionDisabled(false, false)).toBe(true);
   });
-
-  it('reads the switch from the environment: on unless false, 0, off or no', () => {
-    expect(readIntrospectionSwitch({})).toBe(true);
-    expect(readIntrospectionSwitch({ [INTROSPECTION_ENV]: 'true' })).toBe(true);
-    for (const off of ['false', '0', 'off', 'no', ' OFF ']) {
-      expect(readIntrospectionSwitch({ [INTROSPECTION_ENV]: off })).toBe(false);
-    }
-  });
 });
 
 describe('GraphQL introspection by default', () => {
@@ -87,14 +76,8 @@ describe('GraphQL introspection switched off', () => {
   let gw: TestGateway;
   let admin: string;
   beforeAll(async () => {
-    const before = process.env[INTROSPECTION_ENV];
-    process.env[INTROSPECTION_ENV] = 'false';
-    try {
-      gw = await startTestGateway('pglite');
-    } finally {
-      if (before === undefined) delete process.env[INTROSPECTION_ENV];
-      else process.env[INTROSPECTION_ENV] = before;
-    }
+    const config = loadConfig({ AGENT_GATEWAY_GRAPHQL_INTROSPECTION: 'false' });
+    gw = await startTestGateway('pglite', { graphqlIntrospection: config.graphqlIntrospection });
     admin = await gw.addApiKey(gw.tenant.id, [...ALL_SCOPES]);
   });
   afterAll(() => gw?.close());
