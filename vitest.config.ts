@@ -34,6 +34,7 @@ export const UNIT_TESTS = [
   'tests/client/core-config.test.ts',
   'tests/client/core-proof.test.ts',
   'tests/client/delegation-signing.test.ts',
+  'tests/client/reason-codes.test.ts',
 ];
 
 /** The console project: the built console in Debian's Chromium (playwright-core). */

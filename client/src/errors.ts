@@ -1,6 +1,7 @@
 // The client's errors: a closed set, each a GatewayError with a stable `code`, so a `switch` over
 // `error.code` narrows. What the gateway decided (a deny, a revoked agent, a rejected approval)
 // carries the gateway's own identifiers (reasonCode, ruleId, auditId) for the developer's logs.
+import type { ReasonCode } from './reason-codes.js';
 
 export const GATEWAY_CLIENT_ERROR_CODES = [
   'GATEWAY_CONFIG_INVALID',
@@ -36,7 +37,7 @@ export class GatewayConfigError extends GatewayError {
 }
 
 export interface DenialDetails {
-  readonly reasonCode: string;
+  readonly reasonCode: ReasonCode | (string & {});
   readonly ruleId?: string | undefined;
   readonly policy?: string | undefined;
   readonly auditId?: string | undefined;
@@ -46,7 +47,12 @@ export interface DenialDetails {
 
 /** The gateway denied the call: the tool did not run. */
 export class GatewayDenied extends GatewayError {
-  readonly reasonCode: string;
+  /**
+   * The gateway's code (docs/errors.md). A code of the registry this client was built with, or
+   * one a newer gateway added, passed on as sent: `(string & {})` keeps the type open without
+   * losing completion of the known codes (reason-codes.ts).
+   */
+  readonly reasonCode: ReasonCode | (string & {});
   readonly ruleId: string | undefined;
   readonly policy: string | undefined;
   readonly auditId: string | undefined;

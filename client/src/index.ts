@@ -37,3 +37,4 @@ export {
 } from './errors.js';
 export type { AgentIdentityMaterial, AgentOAuthClient } from './identity.js';
 export { createAgentProof, ed25519Multibase } from './proof.js';
+export { REASON_CODES, type ReasonCode } from './reason-codes.js';

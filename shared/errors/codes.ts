@@ -2,8 +2,9 @@
 // status it maps to (null for codes that never reach HTTP, such as storage failures reported by
 // the CLI), its one message template, and a hint for the operator. The spec's reasonCodes are
 // part of it. Errors are built from this table only (gatewayError), so a code has one wording
-// and one status everywhere. docs/errors.md is generated from it and a test keeps the two in
-// step.
+// and one status everywhere. docs/errors.md and the client's list of codes
+// (client/src/reason-codes.ts, `npm run client:codes`) are generated from it, and tests keep
+// them in step.
 
 /** What every code table of the gateway says about a code (see also shared/audit/codes.ts). */
 export interface CodeInfo {

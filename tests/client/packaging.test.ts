@@ -24,6 +24,7 @@ const CORE = [
   'proof',
   'base58btc',
   'approvals',
+  'reason-codes',
 ];
 
 function newestSource(dir: string): number {
