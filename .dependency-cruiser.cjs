@@ -1,5 +1,6 @@
 // The layers of docs/architecture.md, checked on resolved import paths by `npm run lint:layers`
-// (part of `npm test`): shared <- storage <- planes <- runtime <- cli. Tests may import anything.
+// (part of `npm test`): shared <- storage <- http-edge <- planes <- runtime <- cli. Tests may import
+// anything.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -9,14 +10,24 @@ module.exports = {
         'shared/ is pure code both planes use: it imports nothing of the project outside shared/.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(storage|data-plane|control-plane|runtime|cli|prisma)/' },
+      to: { path: '^(storage|http-edge|data-plane|control-plane|runtime|cli|prisma)/' },
     },
     {
       name: 'storage-imports-no-plane',
       comment:
-        'storage/ is the database edge both planes share: it imports no plane, runtime or cli.',
+        'storage/ is the database edge both planes share: it imports no HTTP edge, plane, ' +
+        'runtime or cli.',
       severity: 'error',
       from: { path: '^storage/' },
+      to: { path: '^(http-edge|data-plane|control-plane|runtime|cli)/' },
+    },
+    {
+      name: 'http-edge-imports-no-plane',
+      comment:
+        'http-edge/ is the HTTP edge every process shares (the Fastify instance, errors, health, ' +
+        'metrics, refusal auditing): it imports only shared/ and storage/, never a plane.',
+      severity: 'error',
+      from: { path: '^http-edge/' },
       to: { path: '^(data-plane|control-plane|runtime|cli)/' },
     },
     {
@@ -44,7 +55,7 @@ module.exports = {
       name: 'only-cli-imports-runtime',
       comment: 'The composition is imported only by cli/ and tests.',
       severity: 'error',
-      from: { path: '^(shared|storage|data-plane|control-plane)/' },
+      from: { path: '^(shared|storage|http-edge|data-plane|control-plane)/' },
       to: { path: '^runtime/' },
     },
     {

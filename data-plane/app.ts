@@ -1,10 +1,10 @@
-// Builds the whole data plane from injected dependencies: the shared HTTP edge (server.ts) and
-// every data-plane route — inspect, the MCP proxy, the approval long-poll, public compliance
-// validation, AgentIAM (DID resolution, contexts, status lists, delegation verify), the OAuth
-// authorization server, the kill switch. The
-// composition (runtime/) creates the dependencies and decides where to listen; nothing here opens
-// a database or a port.
+// Builds the whole data plane from injected dependencies: the shared HTTP edge
+// (http-edge/server.ts) and every data-plane route — inspect, the MCP proxy, the approval
+// long-poll, public compliance validation, AgentIAM (DID resolution, contexts, status lists,
+// delegation verify), the OAuth authorization server, the kill switch. The composition (runtime/)
+// creates the dependencies and decides where to listen; nothing here opens a database or a port.
 import type { FastifyInstance } from 'fastify';
+import { buildServer, type ServerOptions } from '../http-edge/server.js';
 import type { EventBus } from '../shared/events/index.js';
 import type { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
@@ -19,17 +19,16 @@ import { mcpProxyRoutes } from './mcp-proxy/route.js';
 import { ProxySessions } from './mcp-proxy/sessions.js';
 import { MCP_PROXY_PATH } from './mcp-proxy/transport/streamable-http.js';
 import { UpstreamSessions } from './mcp-proxy/upstream/index.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { oauthIndexOf } from './oauth/oauth-index.js';
 import { RevokedTokens } from './oauth/revocations.js';
 import { authPlugin, type KeyUseListener } from './plugins/auth.js';
-import type { GatewayMetrics } from './plugins/metrics.js';
 import { agentIamRoutes } from './routes/agentiam/index.js';
 import { approvalRoutes } from './routes/approvals/index.js';
 import { type CompliancePluginOptions, compliancePlugin } from './routes/compliance/index.js';
 import { INSPECT_PATH, inspectRoutes } from './routes/inspect/index.js';
 import { killRoutes } from './routes/kill/index.js';
 import { type OAuthRoutesDependencies, oauthRoutes } from './routes/oauth/index.js';
-import { buildServer, type ServerOptions } from './server.js';
 import type { SnapshotStore } from './store/snapshot-store.js';
 import type { UpstreamClient } from './upstream/index.js';
 

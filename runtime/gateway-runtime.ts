@@ -14,7 +14,6 @@ import { HubKillSink } from '../control-plane/stream/kill-sink.js';
 import { ToolRefresher } from '../control-plane/tools/refresher.js';
 import { DelegationLinkRecorder } from '../data-plane/agentiam/delegation-links.js';
 import { buildDataPlaneApp } from '../data-plane/app.js';
-import { RefusalAuditor, type RefusalAuditorOptions } from '../data-plane/audit/refusal-auditor.js';
 import { ExecutionRegistry } from '../data-plane/executions.js';
 import { KeyUsageRecorder } from '../data-plane/key-usage.js';
 import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-kill.js';
@@ -24,6 +23,10 @@ import type { ProxyLimits } from '../data-plane/mcp-proxy/dependencies.js';
 import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessions.js';
 import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
 import { DecisionCountsWriter } from '../data-plane/metrics/decision-counts-writer.js';
+import {
+  createGatewayMetrics,
+  type GatewayMetrics,
+} from '../data-plane/metrics/gateway-metrics.js';
 import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter.js';
 import { followKeyRotation } from '../data-plane/oauth/follow-key-rotation.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
@@ -31,9 +34,6 @@ import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
 import { RevokedTokens } from '../data-plane/oauth/revocations.js';
 import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
 import { findPresentedKey } from '../data-plane/plugins/auth.js';
-import type { Readiness } from '../data-plane/plugins/health.js';
-import { createGatewayMetrics, type GatewayMetrics } from '../data-plane/plugins/metrics.js';
-import { buildServer } from '../data-plane/server.js';
 import { type SnapshotApplyResult, SnapshotStore } from '../data-plane/store/snapshot-store.js';
 import {
   createUpstreamClient,
@@ -42,6 +42,9 @@ import {
   type UpstreamClientOptions,
   type UpstreamEgress,
 } from '../data-plane/upstream/index.js';
+import type { Readiness } from '../http-edge/health.js';
+import { RefusalAuditor, type RefusalAuditorOptions } from '../http-edge/refusal-auditor.js';
+import { buildServer } from '../http-edge/server.js';
 import {
   type EgressPolicy,
   type EgressResolver,

@@ -6,7 +6,7 @@
 // audit queue and closes the database, in that order; a failed start releases everything it took.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createReadiness, type Readiness } from '../data-plane/plugins/health.js';
+import { createReadiness, type Readiness } from '../http-edge/health.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { AuditWriter } from '../storage/audit-writer.js';
 import { makeDataDirPrivate } from '../storage/data-dir-permissions.js';

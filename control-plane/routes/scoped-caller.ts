@@ -28,7 +28,7 @@ export function scopedCaller(
           { scope },
           { details: { requiredScope: scope } },
         );
-        // Audited at the edge (data-plane/plugins/refusals.ts), bounded.
+        // Audited at the edge (http-edge/refusals.ts), bounded.
         throw markRefusal(error, {
           tenantId: caller.tenantId,
           subjectType: 'api_key',

@@ -8,7 +8,7 @@
 // looks them up.
 import { type ChainResult, verifyDelegationChain } from '../../shared/agentiam/delegation-chain.js';
 import { isBitSet } from '../../shared/agentiam/status-list.js';
-import type { GatewayMetrics } from '../plugins/metrics.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { CompiledSnapshot, CompiledTenant } from '../store/compiled-snapshot.js';
 import { ProofVerifier } from './proof-verifier.js';
 import { ReplayGuard } from './replay-guard.js';

@@ -25,7 +25,7 @@ import {
   type ProofVerification,
   verifyCredentialProof,
 } from '../../shared/agentiam/verify-proof.js';
-import type { GatewayMetrics } from '../plugins/metrics.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type {
   CompiledIdentity,
   CompiledRetiredKey,

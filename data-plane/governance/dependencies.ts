@@ -1,15 +1,15 @@
 // What the inspect route works with: one dependencies object, built once by data-plane/app.ts and
 // passed to every step (deny, hold, allow, forward, shadow), so no step closes over plugin state.
 import type { Logger } from 'pino';
+import type { RefusalAuditor } from '../../http-edge/refusal-auditor.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
 import type { IdentityVerifier } from '../agentiam/identity-verifier.js';
-import type { RefusalAuditor } from '../audit/refusal-auditor.js';
 import type { ExecutionRegistry } from '../executions.js';
 import type { ListedToolsRecorder } from '../listed-tools.js';
-import type { GatewayMetrics } from '../plugins/metrics.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import type { UpstreamClient } from '../upstream/index.js';
@@ -48,8 +48,8 @@ export interface InspectDependencies {
   /** The base of the `htu` an Agent-Proof must name. */
   readonly publicUrl: PublicUrl;
   /**
-   * Audits a killed agent's refused calls, bounded (audit/refusal-auditor.ts). Absent: they are
-   * audited as `inspect.deny`, each.
+   * Audits a killed agent's refused calls, bounded (http-edge/refusal-auditor.ts). Absent: they
+   * are audited as `inspect.deny`, each.
    */
   readonly refusals?: Pick<RefusalAuditor, 'refuse'> | undefined;
   /** The route this surface's refusals name in the trail (`POST /mcp/:serverId`, …). */

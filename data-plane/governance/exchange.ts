@@ -7,7 +7,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { DetectorSignal } from '../inspection/index.js';
-import { observeInspectDuration } from '../plugins/metrics.js';
+import { observeInspectDuration } from '../metrics/gateway-metrics.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { InspectAnswer } from './answers.js';
 import type { InspectDependencies } from './dependencies.js';

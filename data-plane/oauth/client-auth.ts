@@ -23,7 +23,7 @@ import {
   verifyClientSecret,
 } from '../../shared/oauth/client-credentials.js';
 import { ReplayGuard } from '../agentiam/replay-guard.js';
-import { markClientRefusal } from '../plugins/refusals.js';
+import { markClientRefusal } from '../refusal-subjects.js';
 import type { AuthFailureLimiter } from './auth-failure-limiter.js';
 import type { IndexedClient, OAuthIndex } from './oauth-index.js';
 import { type OAuthParams, optionalParam } from './request-params.js';

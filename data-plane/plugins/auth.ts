@@ -108,7 +108,7 @@ export function authenticate(
         details: { requiredScope: scope },
       },
     );
-    // Audited at the edge (plugins/refusals.ts): the key, and so its tenant, is known.
+    // Audited at the edge (http-edge/refusals.ts): the key, and so its tenant, is known.
     throw markRefusal(error, { tenantId: key.tenant.id, subjectType: 'api_key', subject: key.id });
   }
   // A key was found, so there is a snapshot.

@@ -11,8 +11,8 @@
 // auditor (bounded per key, reason code and minute); other callers cannot be tied to a tenant
 // before authentication, which a data plane that decides nothing does not perform.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RefusalAuditor } from '../../http-edge/refusal-auditor.js';
 import { gatewayError } from '../../shared/errors/index.js';
-import type { RefusalAuditor } from '../audit/refusal-auditor.js';
 import { findPresentedKey } from '../plugins/auth.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
 import { UNGUARDED_PATHS } from './kill-guard.js';

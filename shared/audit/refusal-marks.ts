@@ -1,6 +1,6 @@
 // Marks a thrown refusal with whom it refused, so the HTTP edge can audit it where every error
-// passes (data-plane/plugins/refusals.ts) without each route knowing the auditor: the code that
-// throws knows the key, client or agent; the edge knows the route, the code and the message.
+// passes (http-edge/refusals.ts) without each route knowing the auditor: the code that throws
+// knows the key, client or agent; the edge knows the route, the code and the message.
 // Only errors whose tenant is known are marked. A WeakMap, so the mark goes with the error.
 import type { RefusalSubject } from './refusal-windows.js';
 

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { Pool } from 'undici';
 import { createLogger } from '../../cli/logger.js';
 import { IdentityVerifier } from '../../data-plane/agentiam/identity-verifier.js';
-import { createGatewayMetrics } from '../../data-plane/plugins/metrics.js';
+import { createGatewayMetrics } from '../../data-plane/metrics/gateway-metrics.js';
 import { DELEGATION_VERIFY_PATH } from '../../data-plane/routes/agentiam/delegation-verify.js';
 import { INSPECT_PATH } from '../../data-plane/routes/inspect/index.js';
 import {

@@ -4,9 +4,9 @@
 // generator runs in this process, so the throughput figure is a lower bound.
 import { createRequire } from 'node:module';
 import pino from 'pino';
-import { createReadiness } from '../../data-plane/plugins/health.js';
 import { COMPLIANCE_BATCH_PATH } from '../../data-plane/routes/compliance/index.js';
 import { DEFAULT_COMPLIANCE_LIMITS } from '../../data-plane/routes/compliance/limits.js';
+import { createReadiness } from '../../http-edge/health.js';
 import { buildPublicApp } from '../support/public-app.js';
 import type { BenchContext, BenchRow } from './run.js';
 

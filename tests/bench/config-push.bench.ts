@@ -25,8 +25,8 @@ import { publishPolicyVersion } from '../../control-plane/services/npl-policies.
 import { createTenant } from '../../control-plane/services/tenants.js';
 import { buildConfigSnapshot } from '../../control-plane/snapshot/build-snapshot.js';
 import { registerDataPlane } from '../../control-plane/stream/credentials.js';
-import { createReadiness } from '../../data-plane/plugins/health.js';
 import { compileSnapshot } from '../../data-plane/store/compiled-snapshot.js';
+import { createReadiness } from '../../http-edge/health.js';
 import { buildGatewayRuntime } from '../../runtime/gateway-runtime.js';
 import { createTestDatabase, postgresUrl } from '../support/databases.js';
 import type { BenchContext } from './run.js';

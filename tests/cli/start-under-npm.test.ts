@@ -15,7 +15,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli-process.js';
 
-const SOURCE_DIRS = ['cli', 'runtime', 'storage', 'shared', 'control-plane', 'data-plane'];
+const SOURCE_DIRS = [
+  'cli',
+  'runtime',
+  'storage',
+  'shared',
+  'http-edge',
+  'control-plane',
+  'data-plane',
+];
 const DIST_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 /** Only a failure timeout: every wait below ends on an event long before it. */
 const EXIT_TIMEOUT_MS = 60_000;

@@ -9,8 +9,8 @@ import { buildConfigSnapshot } from '../../control-plane/snapshot/build-snapshot
 import { registerDataPlane, revokeDataPlane } from '../../control-plane/stream/credentials.js';
 import { ConfigStreamHub } from '../../control-plane/stream/hub.js';
 import { configStreamPlugin } from '../../control-plane/stream/plugin.js';
-import { createReadiness } from '../../data-plane/plugins/health.js';
-import { buildServer } from '../../data-plane/server.js';
+import { createReadiness } from '../../http-edge/health.js';
+import { buildServer } from '../../http-edge/server.js';
 import { CONFIG_STREAM_PATH, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { PublicUrl } from '../../shared/public-url.js';
 import { killCliProcesses, runCliToEnd } from '../support/cli-process.js';

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../data-plane/plugins/health.js';
 import { COMPLIANCE_BATCH_PATH } from '../../data-plane/routes/compliance/index.js';
+import { createReadiness } from '../../http-edge/health.js';
 import { isErrorCode } from '../../shared/errors/index.js';
 import { buildPublicApp } from '../support/public-app.js';
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../data-plane/plugins/health.js';
 import {
   COMPLIANCE_BATCH_PATH,
   type CompliancePluginOptions,
   rateLimitKey,
 } from '../../data-plane/routes/compliance/index.js';
+import { createReadiness } from '../../http-edge/health.js';
 import { ERROR_CODES } from '../../shared/errors/index.js';
 import { contentHash, parsePolicy } from '../../shared/npl/index.js';
 import { YAML_POLICY } from '../support/npl-policies.js';

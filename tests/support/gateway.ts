@@ -17,8 +17,8 @@ import { publishPolicyVersion } from '../../control-plane/services/npl-policies.
 import { createApiKey, createTenant } from '../../control-plane/services/tenants.js';
 import type { SessionLimits } from '../../data-plane/mcp-proxy/sessions.js';
 import type { AuthFailureLimits } from '../../data-plane/oauth/auth-failure-limiter.js';
-import { createReadiness } from '../../data-plane/plugins/health.js';
 import type { UpstreamClientOptions } from '../../data-plane/upstream/index.js';
+import { createReadiness } from '../../http-edge/health.js';
 import {
   buildGatewayRuntime,
   type GatewayRuntime,

@@ -16,6 +16,7 @@ const SOURCE_FOLDERS = [
   'cli',
   'storage',
   'shared',
+  'http-edge',
   'control-plane',
   'data-plane',
   'runtime',

@@ -5,7 +5,7 @@ import {
   type CompliancePluginOptions,
   compliancePlugin,
 } from '../../data-plane/routes/compliance/index.js';
-import { buildServer, type ServerOptions } from '../../data-plane/server.js';
+import { buildServer, type ServerOptions } from '../../http-edge/server.js';
 
 export async function buildPublicApp(
   options: ServerOptions & { compliance?: CompliancePluginOptions | undefined },

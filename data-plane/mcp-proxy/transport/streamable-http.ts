@@ -13,6 +13,7 @@
 // (../proxy.ts). Transport failures are JSON-RPC error bodies with the registry's HTTP status and
 // the reasonCode in `data`; gateway decisions are JSON-RPC errors on 200 (../rpc-errors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toGatewayError } from '../../../http-edge/errors.js';
 import { markRefusal } from '../../../shared/audit/index.js';
 import {
   ERROR_CODES,
@@ -28,8 +29,7 @@ import {
 } from '../../../shared/mcp/protocol.js';
 import { MAX_DEPTH, MAX_NODES } from '../../governance/request.js';
 import { withinJsonBounds } from '../../json-bounds.js';
-import { toGatewayError } from '../../plugins/errors.js';
-import { refusedAgent } from '../../plugins/refusals.js';
+import { refusedAgent } from '../../refusal-subjects.js';
 import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
 import type { McpProxy } from '../proxy.js';
 import type { ProxySession } from '../sessions.js';

@@ -5,10 +5,10 @@
 // agents:execute). Issuing and revoking are the control plane's.
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { errorBodySchema } from '../../../http-edge/errors.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import { VERIFY_BODY_LIMIT_BYTES } from '../../agentiam/limits.js';
-import { errorBodySchema } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { toRouteSchema } from '../compliance/route-schema.js';
 import {

@@ -6,9 +6,9 @@
 // list's version). Unknown names are the registry's 404 NOT_FOUND.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '../../../http-edge/errors.js';
 import { contextFile } from '../../../shared/agentiam/contexts.js';
 import { gatewayError } from '../../../shared/errors/index.js';
-import { sendError } from '../../plugins/errors.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { notModified } from './http-cache.js';
 

@@ -10,6 +10,7 @@
 // executions, so the kill wakes it at once and its `abortedExecutions` counts it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { errorBodySchema, sendError } from '../../../http-edge/errors.js';
 import { markRefusal } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import type { EventBus } from '../../../shared/events/index.js';
@@ -19,8 +20,7 @@ import { type ApprovalRecord, findApproval } from '../../../storage/approvals.js
 import type { Database } from '../../../storage/database.js';
 import { waitForApprovalDecision } from '../../approval-wait.js';
 import type { ExecutionRegistry } from '../../executions.js';
-import { errorBodySchema, sendError } from '../../plugins/errors.js';
-import { refusedAgent } from '../../plugins/refusals.js';
+import { refusedAgent } from '../../refusal-subjects.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 
 export const APPROVAL_PATH = '/api/v1/mcp/gateway/approvals/:id';

@@ -2,13 +2,13 @@
 // type, and the route hands its JSON Schema to Fastify, which compiles it into the response
 // serializer and documents it in OpenAPI.
 import { z } from 'zod';
+import { errorBodySchema } from '../../../http-edge/errors.js';
 import {
   NPL_ACTIONS,
   NPL_ERROR_CODES,
   NPL_SEVERITIES,
   type NplErrorCode,
 } from '../../../shared/npl/index.js';
-import { errorBodySchema } from '../../plugins/errors.js';
 import type { ComplianceLimits } from './limits.js';
 import { toRouteSchema } from './route-schema.js';
 

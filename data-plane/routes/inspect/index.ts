@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { sendError, toGatewayError } from '../../../http-edge/errors.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { type InspectAnswer, inspectAnswerSchema } from '../../governance/answers.js';
 import { inspectBodyJsonSchema } from '../../governance/body-schema.js';
@@ -23,7 +24,6 @@ import {
   verifyCallIdentity,
 } from '../../governance/identity.js';
 import { parseInspectRequest } from '../../governance/request.js';
-import { sendError, toGatewayError } from '../../plugins/errors.js';
 import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 
 export const INSPECT_PATH = '/api/v1/mcp/gateway/inspect';

@@ -12,6 +12,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { z } from 'zod';
+import { errorBodySchema } from '../../../http-edge/errors.js';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
@@ -22,7 +23,6 @@ import {
 } from '../../../shared/validation/body-validator.js';
 import type { KillAnswer } from '../../../storage/agent-kills.js';
 import type { KillSwitch } from '../../kill/kill-switch.js';
-import { errorBodySchema } from '../../plugins/errors.js';
 
 export const KILL_PATH = '/api/v2/infrastructure/agents/:agentPublicKey/kill';
 export const MAX_KILL_REASON_LENGTH = 500;

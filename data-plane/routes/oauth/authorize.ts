@@ -30,7 +30,7 @@ import { verifyAuthorizationProof } from '../../oauth/authorization-proof.js';
 import type { IndexedClient } from '../../oauth/oauth-index.js';
 import { type OAuthParams, optionalParam, toOAuthParams } from '../../oauth/request-params.js';
 import { rfcErrorOf } from '../../oauth/rfc-errors.js';
-import { auditAccessDenied } from '../../plugins/refusals.js';
+import { auditAccessDenied } from '../../refusal-subjects.js';
 import type { OAuthContext } from './context.js';
 import { checkResource } from './token.js';
 

@@ -6,13 +6,13 @@ import type { FastifyRequest } from 'fastify';
 import { markRefusal } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
+import type { GatewayMetrics } from '../../metrics/gateway-metrics.js';
 import type { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
 import { type IndexedClient, type OAuthIndex, oauthIndexOf } from '../../oauth/oauth-index.js';
 import { type OAuthParams, toOAuthParams } from '../../oauth/request-params.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
-import type { GatewayMetrics } from '../../plugins/metrics.js';
-import { refusedClient } from '../../plugins/refusals.js';
+import { refusedClient } from '../../refusal-subjects.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { TOKEN_PATH } from './discovery.js';
 

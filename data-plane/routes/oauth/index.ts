@@ -7,12 +7,14 @@
 // plugin's own error handler; client registration is the control plane's (POST /oauth/register).
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import { toGatewayError } from '../../../http-edge/errors.js';
 import type { EventBus } from '../../../shared/events/index.js';
 import { oauthErrorBodySchema } from '../../../shared/oauth/errors.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { AuditWriter } from '../../../storage/audit-writer.js';
 import type { Database } from '../../../storage/database.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
+import type { GatewayMetrics } from '../../metrics/gateway-metrics.js';
 import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-failure-limiter.js';
 import { AuthorizationCodes } from '../../oauth/authorization-codes.js';
 import { ClientAuthenticator } from '../../oauth/client-auth.js';
@@ -21,8 +23,6 @@ import { parseFormParams } from '../../oauth/request-params.js';
 import { RevokedTokens } from '../../oauth/revocations.js';
 import { sendOAuthError } from '../../oauth/rfc-errors.js';
 import type { TokenSigner } from '../../oauth/token-signer.js';
-import { toGatewayError } from '../../plugins/errors.js';
-import type { GatewayMetrics } from '../../plugins/metrics.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { authorize } from './authorize.js';
 import { createOAuthContext } from './context.js';

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createApiKey, createTenant } from '../../../control-plane/services/tenants.js';
-import { createReadiness } from '../../../data-plane/plugins/health.js';
+import { createReadiness } from '../../../http-edge/health.js';
 import { buildGatewayRuntime, type GatewayRuntime } from '../../../runtime/gateway-runtime.js';
 import type { EventBus } from '../../../shared/events/index.js';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';

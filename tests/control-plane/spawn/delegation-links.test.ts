@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DelegationLinkRecorder } from '../../../data-plane/agentiam/delegation-links.js';
 import { IdentityVerifier } from '../../../data-plane/agentiam/identity-verifier.js';
-import { createGatewayMetrics } from '../../../data-plane/plugins/metrics.js';
+import { createGatewayMetrics } from '../../../data-plane/metrics/gateway-metrics.js';
 import {
   addKeyedAgent,
   delegate,

@@ -3,7 +3,7 @@
 // changed credential is checked again, and the cache never holds more than its size.
 import { describe, expect, it } from 'vitest';
 import { ProofVerifier } from '../../../data-plane/agentiam/proof-verifier.js';
-import { createGatewayMetrics } from '../../../data-plane/plugins/metrics.js';
+import { createGatewayMetrics } from '../../../data-plane/metrics/gateway-metrics.js';
 import { compileSnapshot } from '../../../data-plane/store/compiled-snapshot.js';
 import {
   delegationCredentialDocument,

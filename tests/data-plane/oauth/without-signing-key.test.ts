@@ -4,7 +4,7 @@
 // the keys its snapshot names.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../../data-plane/plugins/health.js';
+import { createReadiness } from '../../../http-edge/health.js';
 import { buildGatewayRuntime, type GatewayRuntime } from '../../../runtime/gateway-runtime.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { addClient, basic, postForm } from './oauth-fixture.js';

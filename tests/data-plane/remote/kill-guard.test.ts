@@ -4,10 +4,10 @@
 // read fails closed only once the stream is stale (three heartbeats), not while it reconnects.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../../data-plane/plugins/health.js';
 import type { StreamFreshness } from '../../../data-plane/remote/client.js';
 import { KillGuard } from '../../../data-plane/remote/kill-guard.js';
-import { buildServer } from '../../../data-plane/server.js';
+import { createReadiness } from '../../../http-edge/health.js';
+import { buildServer } from '../../../http-edge/server.js';
 import type { AgentKillDelta } from '../../../shared/config-stream/protocol.js';
 import { GatewayError } from '../../../shared/errors/index.js';
 import { killDelta } from '../../support/config-stream.js';

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const SOURCE_FOLDERS = ['shared', 'storage', 'data-plane', 'control-plane', 'runtime', 'cli'];
+const SOURCE_FOLDERS = [
+  'shared',
+  'storage',
+  'http-edge',
+  'data-plane',
+  'control-plane',
+  'runtime',
+  'cli',
+];
 // The builder itself.
 const BUILDERS = new Set(['shared/errors/gateway-error.ts']);
 const DIRECT_CONSTRUCTION = /new\s+(GatewayError|StorageError)\s*[(<]/;

@@ -1,4 +1,5 @@
-// One error model for every data-plane answer that is not a decision: a JSON object
+// One error model for every HTTP answer that is not a decision (GraphQL maps the same registry
+// its own way, control-plane/graphql/errors.ts): a JSON object
 // `{ error, reasonCode, message, hint }` whose code comes from the registry (shared/errors), with
 // the registry's HTTP status. Fastify's own errors (body too large, bad JSON, schema validation,
 // unsupported media type) are mapped onto registry codes; anything unexpected is logged and
@@ -6,9 +7,9 @@
 // body that is not JSON with MCP_MALFORMED_RPC, as the spec requires).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { buildErrorBody, GatewayError, gatewayError } from '../../shared/errors/index.js';
+import { buildErrorBody, GatewayError, gatewayError } from '../shared/errors/index.js';
 
-export { buildErrorBody, type ErrorBody, errorBodySchema } from '../../shared/errors/index.js';
+export { buildErrorBody, type ErrorBody, errorBodySchema } from '../shared/errors/index.js';
 
 export function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
   return reply

@@ -3,8 +3,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createReadiness } from '../../data-plane/plugins/health.js';
-import { buildServer } from '../../data-plane/server.js';
+import { createReadiness } from '../../http-edge/health.js';
+import { buildServer } from '../../http-edge/server.js';
 
 async function loggedMessages(accessLog: boolean): Promise<string[]> {
   const messages: string[] = [];

@@ -8,9 +8,9 @@
 // before the answer) and nothing else.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { markRefusal, type RefusalSubject, refusalSubjectOf } from '../../shared/audit/index.js';
-import { GatewayError } from '../../shared/errors/index.js';
-import type { RefusalAuditor } from '../audit/refusal-auditor.js';
+import { type RefusalSubject, refusalSubjectOf } from '../shared/audit/index.js';
+import { GatewayError } from '../shared/errors/index.js';
+import type { RefusalAuditor } from './refusal-auditor.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,38 +27,6 @@ export function routeOf(request: FastifyRequest): string {
   return `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
 }
 
-/** The subject of a refusal of an agent (a proxy caller, a session's agent). */
-export function refusedAgent(caller: {
-  readonly tenantId: string;
-  readonly agentId: string;
-}): RefusalSubject {
-  return { tenantId: caller.tenantId, subjectType: 'agent', subject: caller.agentId };
-}
-
-/** The subject of a refusal of a known OAuth client. */
-export function refusedClient(found: {
-  readonly tenant: { readonly id: string };
-  readonly client: { readonly id: string };
-}): RefusalSubject {
-  return { tenantId: found.tenant.id, subjectType: 'oauth_client', subject: found.client.id };
-}
-
-/**
- * Marks an `invalid_client` refusal (or the failure limiter's 429) of a client the index knows
- * (its tenant is known) for the edge to audit; an unknown client id, or another refusal, is left
- * unmarked.
- */
-export function markClientRefusal(
-  error: unknown,
-  found:
-    | { readonly tenant: { readonly id: string }; readonly client: { readonly id: string } }
-    | undefined,
-): void {
-  if (found === undefined || !(error instanceof GatewayError)) return;
-  if (error.code === 'OAUTH_INVALID_CLIENT' || error.code === 'OAUTH_RATE_LIMITED')
-    markRefusal(error, refusedClient(found));
-}
-
 /** Audits a refusal answered without throwing; resolves with its entry id when it has one. */
 export function auditRefusal(
   request: FastifyRequest,
@@ -69,19 +37,6 @@ export function auditRefusal(
   const refusals = request.server.refusals;
   if (refusals === null) return Promise.resolve(undefined);
   return refusals.refuse({ ...subject, code, route: routeOf(request), detail });
-}
-
-/**
- * An authorization request of a known client answered `access_denied` (a killed or unknown agent,
- * a credential or proof that does not verify, a replayed proof): audited under the client.
- */
-export function auditAccessDenied(
-  request: FastifyRequest,
-  found: { readonly tenant: { readonly id: string }; readonly client: { readonly id: string } },
-  failure: { readonly code?: string | undefined; readonly message?: string | undefined },
-): Promise<string | undefined> {
-  const code = failure.code ?? 'OAUTH_INVALID_GRANT';
-  return auditRefusal(request, refusedClient(found), code, `access_denied: ${failure.message}`);
 }
 
 export const refusalsPlugin = fastifyPlugin(

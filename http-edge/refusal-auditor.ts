@@ -16,8 +16,8 @@ import {
   type Refusal,
   type RefusalSubjectType,
   RefusalWindows,
-} from '../../shared/audit/index.js';
-import type { AuditWriter } from '../../storage/audit-writer.js';
+} from '../shared/audit/index.js';
+import type { AuditWriter } from '../storage/audit-writer.js';
 
 export interface RefusalAuditorOptions {
   readonly audit: Pick<AuditWriter, 'append'>;

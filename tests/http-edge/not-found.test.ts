@@ -4,9 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../../data-plane/plugins/health.js';
-import { buildServer } from '../../../data-plane/server.js';
-import { ERROR_CODES } from '../../../shared/errors/index.js';
+import { createReadiness } from '../../http-edge/health.js';
+import { buildServer } from '../../http-edge/server.js';
+import { ERROR_CODES } from '../../shared/errors/index.js';
 
 describe('unknown routes', () => {
   let app: FastifyInstance;

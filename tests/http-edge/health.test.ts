@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../data-plane/plugins/health.js';
-import { buildServer } from '../../data-plane/server.js';
+import { createReadiness } from '../../http-edge/health.js';
+import { buildServer } from '../../http-edge/server.js';
 
 describe('health endpoints', () => {
   let app: FastifyInstance | undefined;

@@ -6,8 +6,8 @@ import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReadiness } from '../../data-plane/plugins/health.js';
-import { buildServer, DEFAULT_SERVER_TIMEOUTS } from '../../data-plane/server.js';
+import { createReadiness } from '../../http-edge/health.js';
+import { buildServer, DEFAULT_SERVER_TIMEOUTS } from '../../http-edge/server.js';
 
 const SHORT = { headersMs: 300, requestMs: 500, idleMs: 5_000, keepAliveMs: 300 };
 

@@ -1,10 +1,9 @@
-// Prometheus metrics of the data plane, served at /metrics in the text exposition format. One
-// registry per app (tests build many apps in one process). Label values come from closed sets
-// (decisions, registry codes, outcomes), never from request data, so cardinality stays bounded.
-import type { FastifyInstance } from 'fastify';
-import fastifyPlugin from 'fastify-plugin';
+// Prometheus metrics of the data plane, served at /metrics in the text exposition format by the
+// HTTP edge (http-edge/metrics.ts). One registry per app (tests build many apps in one process).
+// Label values come from closed sets (decisions, registry codes, outcomes), never from request
+// data, so cardinality stays bounded.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { DecisionTally } from '../metrics/decision-tally.js';
+import { DecisionTally } from './decision-tally.js';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -162,18 +161,3 @@ export function observeInspectDuration(
   }
   child.observe(seconds);
 }
-
-export const metricsPlugin = fastifyPlugin(
-  async (app: FastifyInstance, options: { metrics: GatewayMetrics }) => {
-    const { registry } = options.metrics;
-    const schema = {
-      operationId: 'getMetrics',
-      summary: 'Prometheus metrics of this process (text exposition format).',
-    };
-    app.get('/metrics', { logLevel: 'warn', schema }, async (_request, reply) => {
-      reply.header('content-type', registry.contentType);
-      return registry.metrics();
-    });
-  },
-  { name: 'agent-gateway-metrics' },
-);

@@ -1,22 +1,23 @@
 // The HTTP edge every gateway process shares, before any route: a Fastify instance with bounded
 // bodies and timeouts (a gateway must not be the component an agent can exhaust), the one error
 // model, liveness/readiness, Prometheus metrics and the refusal audit. API-key authentication
-// needs the snapshot store, so the data plane registers it (plugins/auth.ts, from app.ts). Building
-// is separate from listening, so tests `inject` and the composition decides where to listen.
+// needs the snapshot store, so the data plane registers it (data-plane/plugins/auth.ts, from
+// data-plane/app.ts). Building is separate from listening, so tests `inject` and the composition
+// decides where to listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
-import type { RefusalAuditor } from './audit/refusal-auditor.js';
-import { errorsPlugin, sendError, toGatewayError } from './plugins/errors.js';
-import { healthPlugin, type Readiness } from './plugins/health.js';
-import { type GatewayMetrics, metricsPlugin } from './plugins/metrics.js';
-import { refusalsPlugin } from './plugins/refusals.js';
+import { errorsPlugin, sendError, toGatewayError } from './errors.js';
+import { healthPlugin, type Readiness } from './health.js';
+import { metricsPlugin, type ServedMetrics } from './metrics.js';
+import type { RefusalAuditor } from './refusal-auditor.js';
+import { refusalsPlugin } from './refusals.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
   readonly readiness: Readiness;
   /** Served at /metrics when given. */
-  readonly metrics?: GatewayMetrics | undefined;
+  readonly metrics?: ServedMetrics | undefined;
   /** Largest accepted request body in bytes (default 1 MiB). */
   readonly bodyLimit?: number | undefined;
   /** Slow clients: how long the server waits for them (docs/inspect.md, "Timeouts"). */
@@ -24,11 +25,11 @@ export interface ServerOptions {
   /**
    * Fastify's two lines per request (received, completed). Off by default: at tens of thousands
    * of calls a second they cost more than the inspection itself, and every inspect decision has
-   * its own line (governance/exchange.ts).
+   * its own line (data-plane/governance/exchange.ts).
    */
   readonly accessLog?: boolean | undefined;
   /**
-   * Audits authentication, authorization and transport refusals, bounded (plugins/refusals.ts).
+   * Audits authentication, authorization and transport refusals, bounded (refusals.ts).
    * Absent: refusals are answered and not audited.
    */
   readonly refusals?: Pick<RefusalAuditor, 'refuse'> | undefined;
