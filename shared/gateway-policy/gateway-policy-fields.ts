@@ -11,9 +11,9 @@
 import { z } from 'zod';
 import { formatIssuePath } from '../npl/errors.js';
 import { parsePolicyUri } from '../npl/uri.js';
-import { EXECUTION_MODES, OAUTH_MODES } from '../snapshot/types.js';
 import { TOOL_PINNING_MODES } from '../tools/tool-pins.js';
 import { DEFAULT_DESTRUCTIVE_TOOL_PATTERNS } from './destructive-tool-patterns.js';
+import { EXECUTION_MODES, OAUTH_MODES } from './modes.js';
 
 /** One invalid field of a patch: `field` is a path such as `allowedModes[1]`. */
 export interface FieldIssue {

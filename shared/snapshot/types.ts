@@ -4,6 +4,7 @@
 // Secrets appear only as hashes. A snapshot is immutable: a change makes a new version.
 // Ids are branded (shared/ids.ts): whoever builds or receives a snapshot is the edge that brands.
 import type { GatewayPolicyValues } from '../gateway-policy/gateway-policy-fields.js';
+import type { ExecutionMode } from '../gateway-policy/modes.js';
 import type { AgentId, ServerId, TenantId } from '../ids.js';
 import type { ToolPinDigests } from '../tools/tool-pins.js';
 
@@ -115,11 +116,12 @@ export interface StatusListConfig {
   readonly credential: Readonly<Record<string, unknown>>;
 }
 
-export const EXECUTION_MODES = ['production', 'simulation', 'shadow'] as const;
-export type ExecutionMode = (typeof EXECUTION_MODES)[number];
-
-export const OAUTH_MODES = ['none', 'mcp_as'] as const;
-export type OAuthMode = (typeof OAUTH_MODES)[number];
+export {
+  EXECUTION_MODES,
+  type ExecutionMode,
+  OAUTH_MODES,
+  type OAuthMode,
+} from '../gateway-policy/modes.js';
 
 /**
  * The tenant's gateway policy as published: the fields of shared/gateway-policy/
