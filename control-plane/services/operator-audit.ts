@@ -1,7 +1,8 @@
 // The audit entry of an operator's change. The service that makes the change appends it once the
 // write and its configVersion bump have committed, and before it answers, so no caller writes one
 // and none is forgotten: actorType operator, the actor (`api_key:<id>` for an API caller), then
-// the change's own metadata, in that order. The caller publishes the snapshot afterwards.
+// the change's own metadata, in that order. The snapshot is published after the entry, by the
+// caller as a rule (control-plane/graphql/mutations.ts says when a service publishes itself).
 import type { AuditAction, JsonObject } from '../../shared/audit/index.js';
 import type { AuditWriter } from '../../storage/audit-writer.js';
 import type { Database } from '../../storage/database.js';
