@@ -2,13 +2,22 @@
 // Inputs arrive validated: callers check fields with shared/agents/agent-rules.ts (the GraphQL
 // inputs do it through `validate:`), so create and update obey one set of rules. The rule that
 // needs the database, audiences naming servers of the tenant, is requireRegisteredAudiences.
+// An operator's create or update (the ...AsOperator functions) writes, bumps the configVersion in
+// the same transaction and is audited; createAgent and updateAgent alone write and bump only (for
+// seeding, as the tests do). The caller publishes.
 import { randomUUID } from 'node:crypto';
 import { agentDid } from '../../shared/agentiam/dids.js';
 import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import {
+  auditOperatorChange,
+  type OperatorChange,
+  type OperatorChangeDependencies,
+} from './operator-audit.js';
 
 export interface CreateAgentInput {
   readonly tenantId: string;
@@ -108,6 +117,22 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
   return { id };
 }
 
+/** An operator's new agent: created as createAgent does, then audited as agent.created. */
+export async function createAgentAsOperator(
+  deps: OperatorChangeDependencies,
+  input: CreateAgentInput & OperatorChange,
+): Promise<{ id: string }> {
+  const { id } = await createAgent(deps.db, input);
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.AGENT_CREATED,
+    { type: 'agent', id },
+    { name: input.name, role: input.role ?? 'agent' },
+  );
+  return { id };
+}
+
 export interface UpdateAgentInput {
   readonly role?: string;
   readonly allowedTools?: readonly string[];
@@ -140,4 +165,24 @@ export async function updateAgent(
     if (count > 0) await bumpConfigVersion(tx, tenantId);
     return count > 0;
   });
+}
+
+/**
+ * An operator's change of an agent of the tenant, audited as agent.updated naming the fields of
+ * `patch`; NOT_FOUND when the tenant has no such agent (nothing written or audited).
+ */
+export async function updateAgentAsOperator(
+  deps: OperatorChangeDependencies,
+  input: OperatorChange & { readonly id: string; readonly patch: UpdateAgentInput },
+): Promise<void> {
+  if (!(await updateAgent(deps.db, input.tenantId, input.id, input.patch))) {
+    throw gatewayError('NOT_FOUND', { resource: `agent ${input.id} in this tenant` });
+  }
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.AGENT_UPDATED,
+    { type: 'agent', id: input.id },
+    { fields: Object.keys(input.patch) },
+  );
 }

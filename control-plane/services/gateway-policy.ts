@@ -1,6 +1,8 @@
 // The tenant's gateway policy (spec §1.7, §2.5): a change is validated field by field with the
 // fields' rules (shared/gateway-policy/gateway-policy-fields.ts), so an operator learns every wrong
-// field at once, then stored whole and published with the next snapshot.
+// field at once, then stored whole and published with the next snapshot. An operator's change
+// (updateGatewayPolicyAsOperator) is audited once committed; the caller publishes.
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   type GatewayPolicyPatch,
@@ -8,6 +10,11 @@ import {
 } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import {
+  auditOperatorChange,
+  type OperatorChange,
+  type OperatorChangeDependencies,
+} from './operator-audit.js';
 
 export type { GatewayPolicyPatch };
 
@@ -33,4 +40,22 @@ export async function updateGatewayPolicy(
     }),
     bumpConfigVersion(db.prisma, tenantId),
   ]);
+}
+
+/**
+ * An operator's change of the tenant's gateway policy: stored as updateGatewayPolicy does (with
+ * the actor as updatedBy), then audited as gateway_policy.updated naming the fields of `patch`.
+ */
+export async function updateGatewayPolicyAsOperator(
+  deps: OperatorChangeDependencies,
+  input: OperatorChange & { readonly patch: GatewayPolicyPatch },
+): Promise<void> {
+  await updateGatewayPolicy(deps.db, input.tenantId, input.patch, input.actor);
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.GATEWAY_POLICY_UPDATED,
+    { type: 'gateway_policy', id: input.tenantId },
+    { fields: Object.keys(input.patch) },
+  );
 }

@@ -1,17 +1,33 @@
 // MCP servers a tenant registers: where the data plane forwards, and mock results per tool for
 // simulation mode. The tool definitions of a server are learnt from its upstream
 // (control-plane/tools/refresher.ts); registering a server again keeps what was learnt.
+// An operator's change (registerMcpServerAsOperator, updateMcpServer, removeMcpServer) is refused
+// first when the egress policy forbids its URL (audited as egress.refused, nothing stored), then
+// written with the configVersion bump in one transaction and audited; registerMcpServer alone
+// writes and bumps only, for seeding. The caller publishes, then has the tools learnt.
 import { randomUUID } from 'node:crypto';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import {
   checkEgress,
   type Egress,
   type EgressRefusal,
   egressHostOf,
+  egressRefusalEntry,
 } from '../../shared/egress/index.js';
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import {
+  auditOperatorChange,
+  type OperatorChange,
+  type OperatorChangeDependencies,
+} from './operator-audit.js';
+
+export interface McpServerServiceDependencies extends OperatorChangeDependencies {
+  /** The egress policy and resolver: a server URL it forbids is refused before anything is stored. */
+  readonly egress: Egress;
+}
 
 /** A serverId: the {serverId} of mcp://{serverId}. GraphQL checks it before the resolver runs. */
 export const SERVER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -67,6 +83,23 @@ export async function registerMcpServer(
   return { id: server.id };
 }
 
+/** An operator's registration: refused when egress forbids its URL, else audited once stored. */
+export async function registerMcpServerAsOperator(
+  deps: McpServerServiceDependencies,
+  input: RegisterMcpServerInput & OperatorChange,
+): Promise<{ id: string }> {
+  await refuseForbiddenServerUrl(deps, input, input.serverId, input.url);
+  const { id } = await registerMcpServer(deps.db, input);
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.MCP_SERVER_REGISTERED,
+    { type: 'mcp_server', id },
+    { serverId: input.serverId, url: input.url },
+  );
+  return { id };
+}
+
 function parseServerUrl(text: string): URL {
   let url: URL;
   try {
@@ -87,10 +120,7 @@ function parseServerUrl(text: string): URL {
  * or when the name does not resolve (registering an unreachable server is allowed; the check at
  * connect time still applies to whatever it resolves to later).
  */
-export async function checkServerUrlEgress(
-  egress: Egress,
-  text: string,
-): Promise<EgressRefusal | null> {
+async function checkServerUrlEgress(egress: Egress, text: string): Promise<EgressRefusal | null> {
   let url: URL;
   try {
     url = new URL(text);
@@ -107,7 +137,7 @@ export async function checkServerUrlEgress(
 }
 
 /** The refusal of a forbidden server URL, as a field error on `input.url`. */
-export function forbiddenServerUrl(refusal: EgressRefusal): GatewayError {
+function forbiddenServerUrl(refusal: EgressRefusal): GatewayError {
   return gatewayError(
     'UPSTREAM_ADDRESS_FORBIDDEN',
     { detail: refusal.detail },
@@ -115,49 +145,104 @@ export function forbiddenServerUrl(refusal: EgressRefusal): GatewayError {
   );
 }
 
-export const MCP_TRANSPORTS = ['streamable-http'] as const;
-
-export interface UpdateMcpServerInput {
-  readonly url?: string;
-  readonly transport?: string;
-  readonly mockResults?: Readonly<Record<string, unknown>>;
+/**
+ * Refuses, before anything is stored or sent, a URL the egress policy forbids: audited
+ * (egress.refused, the operator as actor), then UPSTREAM_ADDRESS_FORBIDDEN on input.url.
+ */
+async function refuseForbiddenServerUrl(
+  deps: McpServerServiceDependencies,
+  change: OperatorChange,
+  serverId: string,
+  url: string,
+): Promise<void> {
+  const refusal = await checkServerUrlEgress(deps.egress, url);
+  if (refusal === null) return;
+  await deps.audit.append(
+    egressRefusalEntry({
+      tenantId: change.tenantId,
+      serverId,
+      refusal,
+      stage: 'registration',
+      url,
+      actor: { actorType: 'operator', actor: change.actor },
+    }),
+  );
+  throw forbiddenServerUrl(refusal);
 }
 
-/** Changes a registered server of the tenant (by its serverId); false when there is none. */
+export const MCP_TRANSPORTS = ['streamable-http'] as const;
+
+/** What an update changes; a field null or absent keeps its value. */
+export interface McpServerChanges {
+  readonly url?: string | null;
+  readonly transport?: string | null;
+  readonly mockResults?: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * An operator's change of a registered server of the tenant (by its serverId), audited as
+ * mcp_server.updated naming the fields given; a forbidden url is refused as at registration.
+ * NOT_FOUND when the tenant has no such server.
+ */
 export async function updateMcpServer(
-  db: Database,
-  tenantId: string,
-  serverId: string,
-  input: UpdateMcpServerInput,
-): Promise<boolean> {
-  if (
-    input.transport !== undefined &&
-    !(MCP_TRANSPORTS as readonly string[]).includes(input.transport)
-  ) {
+  deps: McpServerServiceDependencies,
+  input: OperatorChange & { readonly serverId: string; readonly changes: McpServerChanges },
+): Promise<void> {
+  const { tenantId, serverId, changes } = input;
+  if (changes.url) await refuseForbiddenServerUrl(deps, input, serverId, changes.url);
+  if (changes.transport && !(MCP_TRANSPORTS as readonly string[]).includes(changes.transport)) {
     throw gatewayError('REQUEST_INVALID', {
       problem: `transport must be one of ${MCP_TRANSPORTS.join(', ')}`,
     });
   }
   const data: { url?: string; transport?: string; mockResults?: object } = {};
-  if (input.url !== undefined) data.url = parseServerUrl(input.url).toString();
-  if (input.transport !== undefined) data.transport = input.transport;
-  if (input.mockResults !== undefined) data.mockResults = input.mockResults as object;
-  return db.prisma.$transaction(async (tx) => {
+  if (changes.url) data.url = parseServerUrl(changes.url).toString();
+  if (changes.transport) data.transport = changes.transport;
+  if (changes.mockResults) data.mockResults = changes.mockResults as object;
+  const updated = await deps.db.prisma.$transaction(async (tx) => {
     const { count } = await tx.mcpServer.updateMany({ where: { tenantId, serverId }, data });
     if (count > 0) await bumpConfigVersion(tx, tenantId);
     return count > 0;
   });
+  if (!updated) {
+    throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
+  }
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.MCP_SERVER_UPDATED,
+    { type: 'mcp_server', id: serverId },
+    {
+      serverId,
+      fields: Object.keys(changes).filter(
+        (field) => changes[field as keyof McpServerChanges] != null,
+      ),
+    },
+  );
 }
 
-/** Removes a registered server of the tenant; false when there is none. */
+/**
+ * An operator's removal of a registered server of the tenant, audited as mcp_server.removed.
+ * NOT_FOUND when the tenant has no such server.
+ */
 export async function removeMcpServer(
-  db: Database,
-  tenantId: string,
-  serverId: string,
-): Promise<boolean> {
-  return db.prisma.$transaction(async (tx) => {
+  deps: OperatorChangeDependencies,
+  input: OperatorChange & { readonly serverId: string },
+): Promise<void> {
+  const { tenantId, serverId } = input;
+  const removed = await deps.db.prisma.$transaction(async (tx) => {
     const { count } = await tx.mcpServer.deleteMany({ where: { tenantId, serverId } });
     if (count > 0) await bumpConfigVersion(tx, tenantId);
     return count > 0;
   });
+  if (!removed) {
+    throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
+  }
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.MCP_SERVER_REMOVED,
+    { type: 'mcp_server', id: serverId },
+    { serverId },
+  );
 }

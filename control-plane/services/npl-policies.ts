@@ -1,7 +1,10 @@
 // Publishing NPL policy versions of a tenant: the database-backed side of the registry. A
 // published name@version is immutable: publishing the same content again is a no-op, different
-// content under an existing version is refused.
+// content under an existing version is refused. An operator's publication, pin or unpin is
+// written with the configVersion bump and audited (a no-op publication is not);
+// publishPolicyVersion alone writes and bumps only, for seeding. The caller publishes.
 import { randomUUID } from 'node:crypto';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   BUNDLED_POLICIES,
@@ -13,6 +16,11 @@ import {
 } from '../../shared/npl/index.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import {
+  auditOperatorChange,
+  type OperatorChange,
+  type OperatorChangeDependencies,
+} from './operator-audit.js';
 
 export interface PublishResult {
   readonly uri: string;
@@ -69,28 +77,56 @@ export async function publishPolicyVersion(
 }
 
 /**
+ * An operator's publication, published by the actor; a new version is audited as
+ * npl_policy.published, the same content again changes and audits nothing.
+ */
+export async function publishPolicyVersionAsOperator(
+  deps: OperatorChangeDependencies,
+  input: OperatorChange & { readonly source: string | object },
+): Promise<PublishResult> {
+  const result = await publishPolicyVersion(deps.db, {
+    tenantId: input.tenantId,
+    source: input.source,
+    publishedBy: input.actor,
+  });
+  if (result.created) {
+    await auditOperatorChange(
+      deps.audit,
+      input,
+      AUDIT_ACTIONS.NPL_POLICY_PUBLISHED,
+      { type: 'npl_policy', id: result.uri },
+      { contentHash: result.contentHash },
+    );
+  }
+  return result;
+}
+
+/** An operator's pin or unpin of `uri`. */
+export type PinChange = OperatorChange & { readonly uri: string };
+
+/**
  * Adds `uri` to the tenant's pinned policies (evaluated on every inspect). The version must be
- * published in the tenant or bundled: pinning a missing version would fail every call closed.
- * Returns the pins after the change; pinning a pinned version changes nothing.
+ * published in the tenant or bundled (NOT_FOUND otherwise): pinning a missing version would fail
+ * every call closed. Returns the pins after the change, audited as npl_policy.pinned; pinning a
+ * pinned version changes nothing (and is audited all the same).
  */
 export async function pinPolicy(
-  db: Database,
-  tenantId: string,
-  uri: string,
-  updatedBy: string,
+  deps: OperatorChangeDependencies,
+  input: PinChange,
 ): Promise<string[]> {
+  const { tenantId, uri } = input;
   const ref = parsePolicyUri(uri);
   const bundled = BUNDLED_POLICIES.some(
     (policy) => policy.policyName === ref.name && policy.version === ref.version,
   );
-  return db.prisma.$transaction(async (tx) => {
+  const pins = await deps.db.prisma.$transaction(async (tx) => {
     if (!bundled) {
       const published = await tx.nplPolicyVersion.findUnique({
         where: { tenantId_name_version: { tenantId, name: ref.name, version: ref.version } },
         select: { id: true },
       });
       if (!published) {
-        throw gatewayError('NOT_FOUND', { resource: `policy ${uri} is published in this tenant` });
+        throw gatewayError('NOT_FOUND', { resource: `published or bundled policy ${uri}` });
       }
     }
     const policy = await tx.gatewayPolicy.findUniqueOrThrow({
@@ -101,34 +137,46 @@ export async function pinPolicy(
     const pins = [...policy.pinnedPolicies, uri];
     await tx.gatewayPolicy.update({
       where: { tenantId },
-      data: { pinnedPolicies: pins, updatedBy },
+      data: { pinnedPolicies: pins, updatedBy: input.actor },
     });
     await bumpConfigVersion(tx, tenantId);
     return pins;
   });
+  await auditOperatorChange(deps.audit, input, AUDIT_ACTIONS.NPL_POLICY_PINNED, {
+    type: 'npl_policy',
+    id: uri,
+  });
+  return pins;
 }
 
-/** Removes `uri` from the tenant's pinned policies; returns the pins after the change. */
+/**
+ * Removes `uri` from the tenant's pinned policies; returns the pins after the change, audited as
+ * npl_policy.unpinned. NOT_FOUND when it is not pinned.
+ */
 export async function unpinPolicy(
-  db: Database,
-  tenantId: string,
-  uri: string,
-  updatedBy: string,
+  deps: OperatorChangeDependencies,
+  input: PinChange,
 ): Promise<string[]> {
-  return db.prisma.$transaction(async (tx) => {
+  const { tenantId, uri } = input;
+  const pins = await deps.db.prisma.$transaction(async (tx) => {
     const policy = await tx.gatewayPolicy.findUniqueOrThrow({
       where: { tenantId },
       select: { pinnedPolicies: true },
     });
     if (!policy.pinnedPolicies.includes(uri)) {
-      throw gatewayError('NOT_FOUND', { resource: `pinned policy ${uri} in this tenant` });
+      throw gatewayError('NOT_FOUND', { resource: `pin ${uri}` });
     }
     const pins = policy.pinnedPolicies.filter((pin) => pin !== uri);
     await tx.gatewayPolicy.update({
       where: { tenantId },
-      data: { pinnedPolicies: pins, updatedBy },
+      data: { pinnedPolicies: pins, updatedBy: input.actor },
     });
     await bumpConfigVersion(tx, tenantId);
     return pins;
   });
+  await auditOperatorChange(deps.audit, input, AUDIT_ACTIONS.NPL_POLICY_UNPINNED, {
+    type: 'npl_policy',
+    id: uri,
+  });
+  return pins;
 }

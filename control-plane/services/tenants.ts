@@ -1,14 +1,19 @@
 // Tenants and their API keys. A new tenant gets the default gateway policy (shared/gateway-policy/
 // gateway-policy-fields.ts): it trusts no server and denies destructive operations with the
-// built-in patterns, so a fresh tenant is closed until configured.
+// built-in patterns, so a fresh tenant is closed until configured. An operator's new tenant
+// (createTenantAsOperator) comes with its first key and is audited in itself; createTenant,
+// createApiKey and revokeApiKey alone write (and bump) only, for seeding and for the operator
+// functions here and in api-keys.ts. The caller publishes.
 import { randomUUID } from 'node:crypto';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { GATEWAY_POLICY_DEFAULTS } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
-import { isScope, SCOPES, type Scope } from '../../shared/identity/scopes.js';
+import { ALL_SCOPES, isScope, SCOPES, type Scope } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
 import { bumpConfigVersion, bumpConfigVersionSql } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
+import { auditOperatorChange, type OperatorChangeDependencies } from './operator-audit.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -38,6 +43,46 @@ export async function createTenant(
     },
   });
   return { id: asTenantId(tenant.id), name: tenant.name };
+}
+
+export interface CreateTenantAsOperatorInput {
+  readonly name: string;
+  readonly displayName?: string;
+  /** Scopes of the first key; default: every scope but tenants:admin. */
+  readonly initialKeyScopes?: readonly string[] | null;
+  /** Who asked (`api_key:<id>`), and the tenant of that key. */
+  readonly actor: string;
+  readonly byTenant: { readonly id: string; readonly name: string };
+}
+
+/**
+ * A gateway administrator's new tenant with its first API key (its secret in the answer only),
+ * audited as tenant.created in the new tenant, naming the creating tenant and the key.
+ */
+export async function createTenantAsOperator(
+  deps: OperatorChangeDependencies,
+  input: CreateTenantAsOperatorInput,
+): Promise<{ tenant: { id: TenantId; name: string }; apiKey: CreatedApiKey }> {
+  const scopes =
+    input.initialKeyScopes ?? ALL_SCOPES.filter((scope) => scope !== SCOPES.TENANTS_ADMIN);
+  const tenant = await createTenant(deps.db, {
+    name: input.name,
+    ...(input.displayName === undefined ? {} : { displayName: input.displayName }),
+  });
+  const apiKey = await createApiKey(deps.db, {
+    tenantId: tenant.id,
+    name: 'initial',
+    scopes,
+    createdBy: `tenant ${input.byTenant.name} ${input.actor}`,
+  });
+  await auditOperatorChange(
+    deps.audit,
+    { tenantId: tenant.id, actor: input.actor },
+    AUDIT_ACTIONS.TENANT_CREATED,
+    { type: 'tenant', id: tenant.id },
+    { name: tenant.name, byTenant: input.byTenant.id, initialKeyId: apiKey.id },
+  );
+  return { tenant, apiKey };
 }
 
 export interface CreatedApiKey {

@@ -2,14 +2,26 @@
 // whether it is held under the tenant's pinning mode, what changed (the top-level definition
 // fields that differ), and the approval of an observed definition. An approval names the digest
 // the operator reviewed: it applies only while that is still the observed one, so a definition
-// that changed again after the review is never approved unseen.
+// that changed again after the review is never approved unseen. An approval is written with the
+// configVersion bump, audited as tool_definition.approved, published, and only then announced on
+// the event bus (toolDefinitionEvents), as spawn announces an agent: a subscriber told of the
+// approval finds the tool callable. This service publishes the snapshot itself for that reason.
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
+import { asTenantId } from '../../shared/ids.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import { pinVerdict, type ToolPinningMode } from '../../shared/tools/tool-pins.js';
 import { bumpConfigVersion } from '../../storage/config-version.js';
 import type { Database } from '../../storage/database.js';
 import { readToolPinningMode } from '../../storage/tool-pins.js';
+import type { SnapshotPublisher } from '../snapshot/publisher.js';
+import {
+  auditOperatorChange,
+  type OperatorChange,
+  type OperatorChangeDependencies,
+} from './operator-audit.js';
 
 /** APPROVED: callable as it is; CHANGED: differs from the approved one; NOT_APPROVED: never was. */
 export type ToolDefinitionStatus = 'approved' | 'changed' | 'not_approved';
@@ -55,27 +67,33 @@ export async function listToolDefinitions(
   return filter.heldOnly ? records.filter((record) => record.held) : records;
 }
 
-export interface ApproveToolDefinitionInput {
-  readonly tenantId: string;
+export interface ToolDefinitionServiceDependencies extends OperatorChangeDependencies {
+  /** Publishes the approval before it is announced. */
+  readonly publisher: Pick<SnapshotPublisher, 'publishNow'>;
+  /** Where an approval is announced to toolDefinitionEvents subscribers. */
+  readonly events: Pick<EventBus, 'publish'>;
+}
+
+/** The approver (api_key:{id}) is the actor: recorded as approvedBy and in the audit entry. */
+export interface ApproveToolDefinitionInput extends OperatorChange {
   readonly serverId: string;
   readonly toolName: string;
   /** The observed digest the operator reviewed. */
   readonly digest: string;
-  /** Who approves (api_key:{id}). */
-  readonly approvedBy: string;
 }
 
 /**
  * Makes the observed definition the approved one, when `digest` is still the observed digest.
  * NOT_FOUND when the tenant has no such pin; REQUEST_INVALID naming the current digest when the
- * operator reviewed another one. Bumps the configVersion: the caller publishes.
+ * operator reviewed another one (nothing written, audited or announced then). Resolves once the
+ * data plane serves the approval.
  */
 export async function approveToolDefinition(
-  db: Database,
+  deps: ToolDefinitionServiceDependencies,
   input: ApproveToolDefinitionInput,
-): Promise<{ record: ToolDefinitionRecord; previousDigest: string | null }> {
+): Promise<ToolDefinitionRecord> {
   const { tenantId, serverId, toolName, digest } = input;
-  return db.prisma.$transaction(async (tx) => {
+  const { record, previousDigest } = await deps.db.prisma.$transaction(async (tx) => {
     const where = { tenantId_serverId_toolName: { tenantId, serverId, toolName } };
     const pin = await tx.toolDefinitionPin.findUnique({ where });
     if (pin === null) {
@@ -106,13 +124,28 @@ export async function approveToolDefinition(
         approvedDigest: pin.observedDigest,
         approvedDefinition: pin.observedDefinition as object,
         approvedAt: new Date(),
-        approvedBy: input.approvedBy,
+        approvedBy: input.actor,
       },
     });
     await bumpConfigVersion(tx, tenantId);
     const mode = await readToolPinningMode(tx, tenantId);
     return { record: toRecord(updated, mode), previousDigest: pin.approvedDigest };
   });
+  await auditOperatorChange(
+    deps.audit,
+    input,
+    AUDIT_ACTIONS.TOOL_DEFINITION_APPROVED,
+    { type: 'mcp_server', id: `${serverId}/${toolName}` },
+    { serverId, tool: toolName, digest: record.observedDigest, previousDigest },
+  );
+  await deps.publisher.publishNow();
+  deps.events.publish({
+    type: EVENT_TYPES.TOOL_DEFINITION_APPROVED,
+    tenantId: asTenantId(tenantId),
+    serverId,
+    toolName,
+  });
+  return record;
 }
 
 function toRecord(row: PinRow, mode: ToolPinningMode): ToolDefinitionRecord {

@@ -10,17 +10,16 @@ import {
   CREATE_AGENT_RULES,
   UPDATE_AGENT_RULES,
 } from '../../../shared/agents/agent-rules.js';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
-  createAgent,
+  createAgentAsOperator,
   requireExecutionMode,
   requireRegisteredAudiences,
-  updateAgent,
+  updateAgentAsOperator,
 } from '../../services/agents.js';
 import { builder } from '../builder.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { actorOf } from '../context.js';
+import { publishChange } from '../mutations.js';
 
 /**
  * The fields of an agent's configuration: what it is told (system prompt, persona), what it may
@@ -200,8 +199,9 @@ builder.mutationField('createAgent', (t) =>
         input.mcpAudiences ?? [],
         'input.mcpAudiences',
       );
-      const { id } = await createAgent(context.db, {
+      const { id } = await createAgentAsOperator(context, {
         tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
         name: input.name,
         publicKey: input.publicKey,
         allowedTools: input.allowedTools,
@@ -212,12 +212,6 @@ builder.mutationField('createAgent', (t) =>
         personaLanguage: input.personaLanguage ?? null,
         executionMode: requireExecutionMode(input.executionMode, 'input.executionMode') ?? null,
       });
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.AGENT_CREATED,
-        { type: 'agent', id },
-        { name: input.name, role: input.role ?? 'agent' },
-      );
       await publishChange(context);
       return context.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id } });
     },
@@ -268,15 +262,12 @@ builder.mutationField('updateAgent', (t) =>
           ? { executionMode: requireExecutionMode(input.executionMode, 'input.executionMode') }
           : {}),
       };
-      if (!(await updateAgent(context.db, context.caller.tenantId, id, patch))) {
-        throw gatewayError('NOT_FOUND', { resource: `agent ${id} in this tenant` });
-      }
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.AGENT_UPDATED,
-        { type: 'agent', id },
-        { fields: Object.keys(patch) },
-      );
+      await updateAgentAsOperator(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        id,
+        patch,
+      });
       await publishChange(context);
       return context.db.prisma.agent.findUniqueOrThrow({ ...query, where: { id } });
     },

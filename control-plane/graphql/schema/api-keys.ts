@@ -3,15 +3,12 @@
 // itself; the gateway's last live tenants:admin key cannot be revoked (docs/security.md).
 
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { gatewayError } from '../../../shared/errors/index.js';
-import { EVENT_TYPES } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { asTenantId } from '../../../shared/ids.js';
-import { createApiKey, revokeApiKey } from '../../services/tenants.js';
+import { createApiKeyAsOperator, revokeApiKeyAsOperator } from '../../services/api-keys.js';
 import { builder } from '../builder.js';
+import { actorOf } from '../context.js';
 import { scopeListRule } from '../input-rules.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { publishChange } from '../mutations.js';
 
 builder.prismaObject('ApiKey', {
   description:
@@ -133,24 +130,14 @@ builder.mutationField('createApiKey', (t) =>
     authScopes: { scope: SCOPES.KEYS_MANAGE },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: async (_root, { input }, context) => {
-      const beyond = input.scopes.filter((scope) => !context.caller.scopes.has(scope));
-      if (beyond.length > 0) {
-        // Granting a scope needs that scope: the message names the ones the caller lacks.
-        throw gatewayError('AUTH_INSUFFICIENT_SCOPE', { scope: beyond.join(', ') });
-      }
-      const key = await createApiKey(context.db, {
+      const key = await createApiKeyAsOperator(context, {
         tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        actingScopes: context.caller.scopes,
         name: input.name,
         scopes: input.scopes,
         expiresAt: input.expiresAt ?? null,
-        createdBy: `api_key:${context.caller.keyId}`,
       });
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.API_KEY_CREATED,
-        { type: 'api_key', id: key.id },
-        { prefix: key.prefix, scopes: [...input.scopes] },
-      );
       await publishChange(context);
       return { id: key.id, secret: key.key };
     },
@@ -169,15 +156,11 @@ builder.mutationField('revokeApiKey', (t) =>
     args: { id: t.arg.id({ required: true, description: 'The ApiKey.id.' }) },
     resolve: async (query, _root, args, context) => {
       const id = String(args.id);
-      if (!(await revokeApiKey(context.db, context.caller.tenantId, id, context.caller.scopes))) {
-        throw gatewayError('NOT_FOUND', { resource: `active API key ${id} in this tenant` });
-      }
-      await auditOperatorAction(context, AUDIT_ACTIONS.API_KEY_REVOKED, { type: 'api_key', id });
-      // Every control plane sharing the database closes the subscriptions the key opened.
-      context.events.publish({
-        type: EVENT_TYPES.API_KEY_REVOKED,
-        tenantId: asTenantId(context.caller.tenantId),
-        apiKey: { id },
+      await revokeApiKeyAsOperator(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        actingScopes: context.caller.scopes,
+        id,
       });
       await publishChange(context);
       return context.db.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id } });

@@ -5,7 +5,6 @@
 // the description from `.describe()`; the change is validated with the same rules.
 
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import {
   GATEWAY_POLICY_FIELD_NAMES,
   GATEWAY_POLICY_FIELDS,
@@ -14,10 +13,10 @@ import {
   gatewayPolicyPatchIssues,
 } from '../../../shared/gateway-policy/gateway-policy-fields.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { updateGatewayPolicy } from '../../services/gateway-policy.js';
+import { updateGatewayPolicyAsOperator } from '../../services/gateway-policy.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { publishChange } from '../mutations.js';
 import { GatewayPolicyValidationError } from './errors.js';
 
 interface GraphQLShape {
@@ -125,13 +124,11 @@ builder.mutationField('updateGatewayPolicy', (t) =>
       const issues = gatewayPolicyPatchIssues(patch);
       if (issues.length > 0) throw new GatewayPolicyValidationError(issues);
       const tenantId = context.caller.tenantId;
-      await updateGatewayPolicy(context.db, tenantId, patch, actorOf(context.caller));
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.GATEWAY_POLICY_UPDATED,
-        { type: 'gateway_policy', id: tenantId },
-        { fields: Object.keys(patch) },
-      );
+      await updateGatewayPolicyAsOperator(context, {
+        tenantId,
+        actor: actorOf(context.caller),
+        patch,
+      });
       await publishChange(context);
       return context.db.prisma.gatewayPolicy.findUniqueOrThrow({
         ...selectingSomeColumn(query),

@@ -5,18 +5,13 @@
 // (control-plane/tools/refresher.ts); the record shows what was learnt and why a refresh failed.
 
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { egressRefusalEntry } from '../../../shared/egress/index.js';
-import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
   readStoredAnnotations,
   readStoredDigests,
 } from '../../../shared/tools/tool-definitions.js';
 import {
-  checkServerUrlEgress,
-  forbiddenServerUrl,
-  registerMcpServer,
+  registerMcpServerAsOperator,
   removeMcpServer,
   SERVER_ID,
   SERVER_ID_PROBLEM,
@@ -25,7 +20,7 @@ import {
 import { builder } from '../builder.js';
 import { actorOf, type GraphQLContext } from '../context.js';
 import { jsonObjectRule } from '../input-rules.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { publishChange } from '../mutations.js';
 
 const TRANSPORTS = { STREAMABLE_HTTP: 'streamable-http' } as const;
 
@@ -140,35 +135,7 @@ const RegisterMcpServerInput = builder.inputType('RegisterMcpServerInput', {
   }),
 });
 
-/**
- * Refuses, before anything is stored or sent, a URL the egress policy forbids: audited
- * (egress.refused), then UPSTREAM_ADDRESS_FORBIDDEN on input.url.
- */
-async function refuseForbiddenUrl(
-  context: GraphQLContext,
-  serverId: string,
-  url: string,
-): Promise<void> {
-  const refusal = await checkServerUrlEgress(context.egress, url);
-  if (refusal === null) return;
-  await context.audit.append(
-    egressRefusalEntry({
-      tenantId: context.caller.tenantId,
-      serverId,
-      refusal,
-      stage: 'registration',
-      url,
-      actor: { actorType: 'operator', actor: actorOf(context.caller) },
-    }),
-  );
-  throw forbiddenServerUrl(refusal);
-}
-
-async function findServer(
-  context: Parameters<typeof publishChange>[0],
-  query: object,
-  serverId: string,
-) {
+async function findServer(context: GraphQLContext, query: object, serverId: string) {
   return context.db.prisma.mcpServer.findUniqueOrThrow({
     ...query,
     where: { tenantId_serverId: { tenantId: context.caller.tenantId, serverId } },
@@ -191,20 +158,14 @@ builder.mutationField('registerMcpServer', (t) =>
       input: t.arg({ type: RegisterMcpServerInput, required: true, description: 'The server.' }),
     },
     resolve: async (query, _root, { input }, context) => {
-      await refuseForbiddenUrl(context, input.serverId, input.url);
       const mockResults = mockResultsOf(input.mockResults);
-      const { id } = await registerMcpServer(context.db, {
+      await registerMcpServerAsOperator(context, {
         tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
         serverId: input.serverId,
         url: input.url,
         ...(mockResults ? { mockResults } : {}),
       });
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.MCP_SERVER_REGISTERED,
-        { type: 'mcp_server', id },
-        { serverId: input.serverId, url: input.url },
-      );
       await publishChange(context);
       await context.tools.refreshAfterChange(context.caller.tenantId, input.serverId);
       return findServer(context, query, input.serverId);
@@ -238,22 +199,13 @@ builder.mutationField('updateMcpServer', (t) =>
       input: t.arg({ type: UpdateMcpServerInput, required: true, description: 'What to change.' }),
     },
     resolve: async (query, _root, { serverId, input }, context) => {
-      if (input.url) await refuseForbiddenUrl(context, serverId, input.url);
-      const mockResults = mockResultsOf(input.mockResults);
-      const updated = await updateMcpServer(context.db, context.caller.tenantId, serverId, {
-        ...(input.url ? { url: input.url } : {}),
-        ...(input.transport ? { transport: input.transport } : {}),
-        ...(mockResults ? { mockResults } : {}),
+      await updateMcpServer(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        serverId,
+        // The input as given, in its order: the audit entry names the fields it sets.
+        changes: { ...input, mockResults: mockResultsOf(input.mockResults) },
       });
-      if (!updated) {
-        throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
-      }
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.MCP_SERVER_UPDATED,
-        { type: 'mcp_server', id: serverId },
-        { serverId, fields: Object.keys(input).filter((key) => input[key as 'url'] != null) },
-      );
       await publishChange(context);
       await context.tools.refreshAfterChange(context.caller.tenantId, serverId);
       return findServer(context, query, serverId);
@@ -269,15 +221,11 @@ builder.mutationField('removeMcpServer', (t) =>
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     args: { serverId: t.arg.string({ required: true, description: 'The McpServer.serverId.' }) },
     resolve: async (_root, { serverId }, context) => {
-      if (!(await removeMcpServer(context.db, context.caller.tenantId, serverId))) {
-        throw gatewayError('NOT_FOUND', { resource: `MCP server ${serverId} in this tenant` });
-      }
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.MCP_SERVER_REMOVED,
-        { type: 'mcp_server', id: serverId },
-        { serverId },
-      );
+      await removeMcpServer(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        serverId,
+      });
       await publishChange(context);
       return true;
     },

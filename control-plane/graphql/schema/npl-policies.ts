@@ -4,15 +4,17 @@
 // answered as NplDocumentError with every issue the engine found, with paths and positions.
 
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { NplError, type NplIssue, parsePolicyUri } from '../../../shared/npl/index.js';
-import { pinPolicy, publishPolicyVersion, unpinPolicy } from '../../services/npl-policies.js';
+import {
+  pinPolicy,
+  publishPolicyVersionAsOperator,
+  unpinPolicy,
+} from '../../services/npl-policies.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 import { jsonObjectRule, policyUriRule } from '../input-rules.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { publishChange } from '../mutations.js';
 import { NplIssueRef } from './errors.js';
 
 builder.prismaObject('NplPolicyVersion', {
@@ -179,19 +181,11 @@ builder.mutationField('publishNplPolicy', (t) =>
     resolve: async (_root, { input }, context) => {
       const hasSource = typeof input.source === 'string';
       const tenantId = context.caller.tenantId;
-      const result = await publishPolicyVersion(context.db, {
+      const result = await publishPolicyVersionAsOperator(context, {
         tenantId,
+        actor: actorOf(context.caller),
         source: hasSource ? (input.source as string) : (input.document as object),
-        publishedBy: actorOf(context.caller),
       });
-      if (result.created) {
-        await auditOperatorAction(
-          context,
-          AUDIT_ACTIONS.NPL_POLICY_PUBLISHED,
-          { type: 'npl_policy', id: result.uri },
-          { contentHash: result.contentHash },
-        );
-      }
       await publishChange(context);
       return { tenantId, uri: result.uri, created: result.created, warnings: result.warnings };
     },
@@ -217,25 +211,11 @@ for (const [field, pin] of [
       },
       resolve: async (_root, { uri }, context) => {
         const change = pin ? pinPolicy : unpinPolicy;
-        let pins: string[];
-        try {
-          pins = await change(context.db, context.caller.tenantId, uri, actorOf(context.caller));
-        } catch (error) {
-          if ((error as { code?: string }).code === 'NOT_FOUND') {
-            throw gatewayError('NOT_FOUND', {
-              resource: pin ? `published or bundled policy ${uri}` : `pin ${uri}`,
-            });
-          }
-          throw error;
-        }
-        await auditOperatorAction(
-          context,
-          pin ? AUDIT_ACTIONS.NPL_POLICY_PINNED : AUDIT_ACTIONS.NPL_POLICY_UNPINNED,
-          {
-            type: 'npl_policy',
-            id: uri,
-          },
-        );
+        const pins = await change(context, {
+          tenantId: context.caller.tenantId,
+          actor: actorOf(context.caller),
+          uri,
+        });
         await publishChange(context);
         return pins;
       },

@@ -1,13 +1,12 @@
 // Tenants: the caller's own (`me`), and for gateway administrators (tenants:admin) the list of
 // every tenant and the creation of new ones with their first API key.
 
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
-import { ALL_SCOPES, SCOPES } from '../../../shared/identity/scopes.js';
-import { createApiKey, createTenant } from '../../services/tenants.js';
+import { SCOPES } from '../../../shared/identity/scopes.js';
+import { createTenantAsOperator } from '../../services/tenants.js';
 import { builder } from '../builder.js';
-import type { Caller } from '../context.js';
+import { actorOf, type Caller } from '../context.js';
 import { scopeListRule } from '../input-rules.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
+import { publishChange } from '../mutations.js';
 
 export const TenantRef = builder.prismaObject('Tenant', {
   description:
@@ -112,27 +111,15 @@ builder.mutationField('createTenant', (t) =>
       input: t.arg({ type: CreateTenantInput, required: true, description: 'The tenant.' }),
     },
     resolve: async (_root, { input }, context) => {
-      const scopes =
-        input.initialKeyScopes ?? ALL_SCOPES.filter((scope) => scope !== SCOPES.TENANTS_ADMIN);
-      const tenant = await createTenant(context.db, {
+      const { tenant, apiKey } = await createTenantAsOperator(context, {
         name: input.name,
         ...(input.displayName ? { displayName: input.displayName } : {}),
+        initialKeyScopes: input.initialKeyScopes,
+        actor: actorOf(context.caller),
+        byTenant: { id: context.caller.tenantId, name: context.caller.tenantName },
       });
-      const key = await createApiKey(context.db, {
-        tenantId: tenant.id,
-        name: 'initial',
-        scopes,
-        createdBy: `tenant ${context.caller.tenantName} api_key:${context.caller.keyId}`,
-      });
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.TENANT_CREATED,
-        { type: 'tenant', id: tenant.id },
-        { name: tenant.name, byTenant: context.caller.tenantId, initialKeyId: key.id },
-        tenant.id,
-      );
       await publishChange(context);
-      return { tenantId: tenant.id, apiKeyId: key.id, secret: key.key };
+      return { tenantId: tenant.id, apiKeyId: apiKey.id, secret: apiKey.key };
     },
   }),
 );

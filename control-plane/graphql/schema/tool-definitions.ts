@@ -3,10 +3,8 @@
 // approval of a reviewed definition (approveToolDefinition: audited, published before it
 // answers) and the toolDefinitionEvents subscription (changes noticed, approvals made). Always
 // inside the tenant of the caller's key.
-import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { asTenantId } from '../../../shared/ids.js';
 import {
   approveToolDefinition,
   listToolDefinitions,
@@ -14,7 +12,6 @@ import {
 } from '../../services/tool-definitions.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
-import { auditOperatorAction, publishChange } from '../mutations.js';
 
 const ToolDefinitionStatusEnum = builder.enumType('ToolDefinitionStatus', {
   description: "A pinned tool's definition compared with the approved one.",
@@ -139,35 +136,15 @@ builder.mutationField('approveToolDefinition', (t) =>
     args: {
       input: t.arg({ type: ApproveToolDefinitionInput, required: true, description: 'What.' }),
     },
-    resolve: async (_root, { input }, context) => {
-      const tenantId = context.caller.tenantId;
-      const { record, previousDigest } = await approveToolDefinition(context.db, {
-        tenantId,
+    // The service publishes, then announces (control-plane/services/tool-definitions.ts).
+    resolve: (_root, { input }, context) =>
+      approveToolDefinition(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
         serverId: input.serverId,
         toolName: input.toolName,
         digest: input.digest,
-        approvedBy: actorOf(context.caller),
-      });
-      await auditOperatorAction(
-        context,
-        AUDIT_ACTIONS.TOOL_DEFINITION_APPROVED,
-        { type: 'mcp_server', id: `${input.serverId}/${input.toolName}` },
-        {
-          serverId: input.serverId,
-          tool: input.toolName,
-          digest: record.observedDigest,
-          previousDigest,
-        },
-      );
-      await publishChange(context);
-      context.events.publish({
-        type: EVENT_TYPES.TOOL_DEFINITION_APPROVED,
-        tenantId: asTenantId(tenantId),
-        serverId: input.serverId,
-        toolName: input.toolName,
-      });
-      return record;
-    },
+      }),
   }),
 );
 
