@@ -29,7 +29,7 @@ export const UNIT_TESTS = [
   'tests/control-plane/graphql/socket-keys.test.ts',
   'tests/runtime/config.test.ts',
   'tests/runtime/config-docs.test.ts',
-  'tests/storage/batched-writer.test.ts',
+  'tests/storage/engine/batched-writer.test.ts',
   'tests/tool-pinning/tool-pins.test.ts',
   'tests/client/core-config.test.ts',
   'tests/client/core-proof.test.ts',

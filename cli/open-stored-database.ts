@@ -8,9 +8,9 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../runtime/config.js';
 import { gatewayError } from '../shared/errors/index.js';
-import { isProcessAlive, readDataDirLock } from '../storage/data-dir-lock.js';
-import { type Database, openDatabase } from '../storage/database.js';
-import { readMigrations } from '../storage/migrations.js';
+import { isProcessAlive, readDataDirLock } from '../storage/engine/data-dir-lock.js';
+import { type Database, openDatabase } from '../storage/engine/database.js';
+import { readMigrations } from '../storage/engine/migrations.js';
 
 export interface StoredDatabase {
   readonly db: Database;

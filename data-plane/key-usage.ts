@@ -3,8 +3,8 @@
 // BatchedWriter. Operators see `lastUsedAt` at most one interval late, which is what it is for:
 // finding unused keys. The queue needs no bound: it holds at most one entry per existing key.
 import type { Logger } from 'pino';
-import { BatchedWriter } from '../storage/batched-writer.js';
-import type { Database } from '../storage/database.js';
+import { BatchedWriter } from '../storage/engine/batched-writer.js';
+import type { Database } from '../storage/engine/database.js';
 
 interface KeyUse {
   readonly keyId: string;

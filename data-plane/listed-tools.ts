@@ -1,6 +1,6 @@
 // Learns tool definitions from the `tools/list` answers that pass through the gateway: when an
 // agent's allowed tools/list call is forwarded and the upstream answers with tools, their
-// definitions are recorded on the server (storage/tool-definitions.ts), added to those known (an
+// definitions are recorded on the server (storage/tables/tool-definitions.ts), added to those known (an
 // answer may be one page of several). Recording never delays the answer: `record` only takes
 // note; the writes run afterwards, one at a time, and a list identical to the one last recorded
 // for the server is skipped, so a client listing in a loop costs no database write. When the stored definitions changed,
@@ -14,13 +14,13 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../shared/events/index.js';
 import { contentHash } from '../shared/json/canonical-json.js';
 import { type ListedTool, listedToolsOf } from '../shared/tools/tool-definitions.js';
-import type { AuditWriter } from '../storage/audit-writer.js';
-import type { Database } from '../storage/database.js';
+import type { AuditWriter } from '../storage/tables/audit-writer.js';
+import type { Database } from '../storage/engine/database.js';
 import {
   type StoreToolDefinitionsResult,
   storeToolDefinitions,
-} from '../storage/tool-definitions.js';
-import { reportHeldTools } from '../storage/tool-pins.js';
+} from '../storage/tables/tool-definitions.js';
+import { reportHeldTools } from '../storage/tables/tool-pins.js';
 
 export interface ListedToolsRecorderOptions {
   readonly onChanged?: () => Promise<void>;

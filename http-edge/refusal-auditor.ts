@@ -17,7 +17,7 @@ import {
   type RefusalSubjectType,
   RefusalWindows,
 } from '../shared/audit/index.js';
-import type { AuditWriter } from '../storage/audit-writer.js';
+import type { AuditWriter } from '../storage/tables/audit-writer.js';
 
 export interface RefusalAuditorOptions {
   readonly audit: Pick<AuditWriter, 'append'>;

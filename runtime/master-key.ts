@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { checkSealedCaKeys } from '../control-plane/services/agentiam/signing-keys.js';
 import { parseMasterKey } from '../shared/crypto/seal.js';
 import { gatewayError } from '../shared/errors/index.js';
-import type { Database } from '../storage/database.js';
+import type { Database } from '../storage/engine/database.js';
 import { type GatewayConfig, MASTER_KEY_VARIABLE } from './config.js';
 import { writeSecretFile } from './secret-file.js';
 

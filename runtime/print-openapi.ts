@@ -23,7 +23,7 @@ import { createReadiness } from '../http-edge/health.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/index.js';
 import { findPackageRoot } from '../shared/package-root.js';
 import { PublicUrl } from '../shared/public-url.js';
-import { openDatabase } from '../storage/database.js';
+import { openDatabase } from '../storage/engine/database.js';
 import { buildGatewayRuntime } from './gateway-runtime.js';
 
 /** Routes anyone may call; every other route needs an API key (`Authorization: Bearer agk_…`). */

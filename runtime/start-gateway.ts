@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { gatewayError } from '../shared/errors/index.js';
-import { migrateDatabase } from '../storage/migrations.js';
+import { migrateDatabase } from '../storage/engine/migrations.js';
 import type { GatewayConfig } from './config.js';
 import { openMasterKey } from './master-key.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';

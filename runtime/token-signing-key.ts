@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
 import { gatewayError } from '../shared/errors/index.js';
-import type { Database } from '../storage/database.js';
+import type { Database } from '../storage/engine/database.js';
 import { writeSecretFile } from './secret-file.js';
 
 export const TOKEN_SIGNING_KEY_FILE = 'token-signing-key.jwk';

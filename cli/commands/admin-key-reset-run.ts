@@ -3,7 +3,7 @@ import { resetAdminKey } from '../../control-plane/services/bootstrap.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { publishAuditEntries } from '../../shared/events/index.js';
-import { createAuditWriter } from '../../storage/audit-writer.js';
+import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import { openEventBus } from '../../storage/events/index.js';
 import { openStoredDatabase, type StoredDatabase } from '../open-stored-database.js';
 

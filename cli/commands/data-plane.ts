@@ -12,7 +12,7 @@ import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
 import { renderConfigHelp } from '../../runtime/config-docs.js';
 import { writeSecretFile } from '../../runtime/secret-file.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 import { runUntilSignal } from '../run-until-signal.js';
 import { requirePostgres, requirePublicUrl } from './control-plane.js';
 
@@ -188,8 +188,8 @@ async function withMigratedDatabase<T>(
   config: GatewayConfig,
   fn: (db: Database) => Promise<T>,
 ): Promise<T> {
-  const { openDatabase } = await import('../../storage/database.js');
-  const { migrateDatabase } = await import('../../storage/migrations.js');
+  const { openDatabase } = await import('../../storage/engine/database.js');
+  const { migrateDatabase } = await import('../../storage/engine/migrations.js');
   const db = await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema });
   try {
     await migrateDatabase(db);

@@ -19,8 +19,8 @@ export function registerMigrateCommand(program: Command): void {
 async function runMigrate(): Promise<number> {
   try {
     const config = loadConfig();
-    const { openDatabase } = await import('../../storage/database.js');
-    const { migrateDatabase } = await import('../../storage/migrations.js');
+    const { openDatabase } = await import('../../storage/engine/database.js');
+    const { migrateDatabase } = await import('../../storage/engine/migrations.js');
     const db = await openDatabase({
       url: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : config.dataDir,

@@ -34,10 +34,10 @@ export function registerTokenKeyCommand(program: Command): void {
 async function runRotate(): Promise<number> {
   try {
     const config = loadConfig();
-    const { openDatabase } = await import('../../storage/database.js');
-    const { migrateDatabase } = await import('../../storage/migrations.js');
+    const { openDatabase } = await import('../../storage/engine/database.js');
+    const { migrateDatabase } = await import('../../storage/engine/migrations.js');
     const { rotateTokenSigningKey } = await import('../../runtime/token-signing-key.js');
-    const { makeDataDirPrivate } = await import('../../storage/data-dir-permissions.js');
+    const { makeDataDirPrivate } = await import('../../storage/engine/data-dir-permissions.js');
     await makeDataDirPrivate(config.dataDir);
     // The embedded database: taking its lock refuses (STORAGE_DATA_DIR_IN_USE) while it runs.
     const db = await openDatabase({

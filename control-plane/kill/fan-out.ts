@@ -26,9 +26,9 @@ import {
   type KillRecord,
   listUnpropagatedKills,
   recordKillPropagation,
-} from '../../storage/agent-kills.js';
-import type { Database } from '../../storage/database.js';
-import { killDeltaOf } from '../../storage/kill-deltas.js';
+} from '../../storage/tables/agent-kills.js';
+import type { Database } from '../../storage/engine/database.js';
+import { killDeltaOf } from '../../storage/tables/kill-deltas.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import { caSigner, findActiveCaKey, lockTenant } from '../services/agentiam/signing-keys.js';
 import { setRevocationBits } from '../services/agentiam/status-lists.js';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { isoSeconds } from '../../shared/agentiam/credentials.js';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { Caller } from '../graphql/context.js';
 import { scopedCaller } from './scoped-caller.js';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/audit/export (scope audit:read): the caller's tenant's audit trail in the export
 // format `agent-gateway audit verify` and the open NPL verifier read — a JSON array, oldest
-// first, streamed page by page from the database (storage/audit-export.ts), so an auditor with an
+// first, streamed page by page from the database (storage/tables/audit-export.ts), so an auditor with an
 // API key (or the console's download button) gets a verifiable file without database access.
 // Optional `from`/`to` (RFC 3339; `to` exclusive) select a slice, which verifies with
 // `--partial`. The chain head at the moment the export was opened is in the answer's headers,
@@ -10,8 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
-import { openAuditExport } from '../../storage/audit-export.js';
-import type { Database } from '../../storage/database.js';
+import { openAuditExport } from '../../storage/tables/audit-export.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { Caller } from '../graphql/context.js';
 import { scopedCaller } from './scoped-caller.js';
 

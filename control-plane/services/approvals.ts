@@ -1,13 +1,13 @@
 // An operator's decision on a held call: only a pending, unexpired approval of the tenant can be
-// decided, once (the conditional UPDATE in storage/approvals.ts). The decision and who made it go
+// decided, once (the conditional UPDATE in storage/tables/approvals.ts). The decision and who made it go
 // to the audit trail before the answer, then `approval.resolved` goes to the event bus: it feeds
 // the approvalQueue subscription and wakes the approval long-polls of every data plane.
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asApprovalId, asTenantId } from '../../shared/ids.js';
-import { type ApprovalRecord, decideApproval } from '../../storage/approvals.js';
-import type { Database } from '../../storage/database.js';
+import { type ApprovalRecord, decideApproval } from '../../storage/tables/approvals.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { AuditAppender } from './bootstrap.js';
 
 export interface ResolveApprovalInput {

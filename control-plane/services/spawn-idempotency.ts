@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../prisma/generated/client/client.js';
 import { gatewayError } from '../../shared/errors/index.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 
 /** How long a key replays its first answer. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;

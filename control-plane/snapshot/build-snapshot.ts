@@ -30,8 +30,8 @@ import {
 } from '../../shared/snapshot/index.js';
 import { readStoredAnnotations } from '../../shared/tools/tool-definitions.js';
 import { isToolPinningMode, type ToolPinDigests } from '../../shared/tools/tool-pins.js';
-import type { Database } from '../../storage/database.js';
-import { readLatestKillSeq } from '../../storage/kill-deltas.js';
+import type { Database } from '../../storage/engine/database.js';
+import { readLatestKillSeq } from '../../storage/tables/kill-deltas.js';
 
 /** A cheap fingerprint of the configuration: it changes whenever any tenant's config changes. */
 export async function readConfigFingerprint(db: Database): Promise<string> {

@@ -7,7 +7,7 @@
 // configuration stream to remote data planes uses.
 import type { Logger } from 'pino';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 import { buildConfigSnapshot, readConfigFingerprint } from './build-snapshot.js';
 
 export interface SnapshotSink {

@@ -8,7 +8,7 @@ import {
   hashApiKeySecret,
   verifyApiKeySecret,
 } from '../../shared/identity/api-keys.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 
 const CREDENTIAL_PATTERN = /^agdp_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$/;
 const BEARER = /^Bearer ([^\s]+)$/;

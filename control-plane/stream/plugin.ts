@@ -26,9 +26,9 @@ import {
 } from '../../shared/decisions/decision-counts.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
-import type { Database } from '../../storage/database.js';
-import { writeDecisionCounts } from '../../storage/decision-counts.js';
-import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
+import type { Database } from '../../storage/engine/database.js';
+import { writeDecisionCounts } from '../../storage/tables/decision-counts.js';
+import { readKillDeltasAfter } from '../../storage/tables/kill-deltas.js';
 import { authenticateDataPlane, findRevokedDataPlanes } from './credentials.js';
 import type { ConfigStreamHub } from './hub.js';
 import { formatSseComment } from './sse.js';

@@ -9,7 +9,7 @@
 // - `start` refreshes every server periodically (5 min by default); `stop` aborts what is in
 //   flight and waits for it.
 // - One refresh per server at a time: a request for a server being refreshed runs after it.
-// - Learnt definitions are stored with the server (storage/tool-definitions.ts) and published
+// - Learnt definitions are stored with the server (storage/tables/tool-definitions.ts) and published
 //   before the refresh counts as done; a failure keeps the last known definitions and records
 //   why on the server's record. Every outcome is reported to `onOutcome` (a metric).
 // - A listed tool whose definition differs from its pin is held (docs/tool-pinning.md): each
@@ -17,10 +17,10 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../shared/events/index.js';
 import type { ListedTool } from '../../shared/tools/tool-definitions.js';
-import type { AuditWriter } from '../../storage/audit-writer.js';
-import type { Database } from '../../storage/database.js';
-import { storeToolDefinitions, storeToolRefreshFailure } from '../../storage/tool-definitions.js';
-import { reportHeldTools } from '../../storage/tool-pins.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
+import type { Database } from '../../storage/engine/database.js';
+import { storeToolDefinitions, storeToolRefreshFailure } from '../../storage/tables/tool-definitions.js';
+import { reportHeldTools } from '../../storage/tables/tool-pins.js';
 
 /** Lists an upstream's tools; `serverKey` names the upstream's connection pool. */
 export type ToolLister = (

@@ -12,8 +12,8 @@
 // switch would have left it.
 import type { Logger } from 'pino';
 import type { ChainResult } from '../../shared/agentiam/delegation-chain.js';
-import { BatchedWriter } from '../../storage/batched-writer.js';
-import type { Database } from '../../storage/database.js';
+import { BatchedWriter } from '../../storage/engine/batched-writer.js';
+import type { Database } from '../../storage/engine/database.js';
 
 export interface DelegationLinkRecord {
   readonly tenantId: string;

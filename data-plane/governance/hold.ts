@@ -12,7 +12,7 @@ import {
   consumeApproval,
   createApproval,
   findOpenApproval,
-} from '../../storage/approvals.js';
+} from '../../storage/tables/approvals.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type InspectAnswer } from './answers.js';
 import { computeCallDigest } from './call-digest.js';

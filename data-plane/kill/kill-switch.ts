@@ -1,6 +1,6 @@
 // The receiver's side of the kill switch (DESIGN.md §7; the contract's steps 1, 2, 4, 5): whichever
 // process takes a kill — a data plane's REST route, the control plane's GraphQL killAgent through
-// injection — commits it (storage/agent-kills.ts), applies it locally at once, tells the bus, waits
+// injection — commits it (storage/tables/agent-kills.ts), applies it locally at once, tells the bus, waits
 // a bounded time for the control plane's fan-out to report the propagation, audits agent.killed
 // once (durable before the answer), stores the answer and tells consoles.
 //
@@ -34,10 +34,10 @@ import {
   type KillRevokedIds,
   type KillTarget,
   listKillRevokedIds,
-} from '../../storage/agent-kills.js';
-import type { AuditWriter } from '../../storage/audit-writer.js';
-import type { Database } from '../../storage/database.js';
-import { killDeltaOf } from '../../storage/kill-deltas.js';
+} from '../../storage/tables/agent-kills.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
+import type { Database } from '../../storage/engine/database.js';
+import { killDeltaOf } from '../../storage/tables/kill-deltas.js';
 import type { KillApplier } from './apply-kill.js';
 
 /** Default bounded wait for the control plane's AGENT_KILL_PROPAGATED. */

@@ -4,14 +4,14 @@
 // counted before it was called. A failed write puts the rows back (bounded by the tally) for the
 // next one. A remote data plane reports over the config stream instead (remote/client.ts).
 import type { Logger } from 'pino';
-import type { Database } from '../../storage/database.js';
-import { writeDecisionCounts } from '../../storage/decision-counts.js';
+import type { Database } from '../../storage/engine/database.js';
+import { writeDecisionCounts } from '../../storage/tables/decision-counts.js';
 import type { DecisionTally } from './decision-tally.js';
 
 export interface DecisionCountsWriterOptions {
   readonly db: Database;
   readonly tally: DecisionTally;
-  /** The reporter key of the rows (storage/decision-counts.ts `localReporter`). */
+  /** The reporter key of the rows (storage/tables/decision-counts.ts `localReporter`). */
   readonly reporter: string;
   readonly logger: Pick<Logger, 'warn'>;
   /** Default 5000. */

@@ -11,9 +11,9 @@
 // credential is already revoked as revoked, and then bumps that tenant's configVersion so the
 // next snapshot refuses the token everywhere.
 import type { Logger } from 'pino';
-import { BatchedWriter } from '../../storage/batched-writer.js';
-import { bumpConfigVersionSql } from '../../storage/config-version.js';
-import type { Database } from '../../storage/database.js';
+import { BatchedWriter } from '../../storage/engine/batched-writer.js';
+import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
+import type { Database } from '../../storage/engine/database.js';
 
 export interface IssuedTokenRecord {
   readonly jti: string;

@@ -1,7 +1,7 @@
 // Token revocation's writes (RFC 7009), from the data plane: the IssuedToken row gets revokedAt
 // (inserted revoked when the batched recorder has not written it yet; the recorder's later insert
 // then does nothing), and the tenant's configVersion is bumped in the same transaction
-// (storage/config-version.ts), so the next snapshot carries the jti in revokedTokens to every
+// (storage/tables/config-version.ts), so the next snapshot carries the jti in revokedTokens to every
 // data plane.
 // Until that snapshot applies, this process refuses the jti from its own RevokedTokens set, and
 // every other data plane from its own as soon as it hears the `revocation.committed` event
@@ -11,9 +11,9 @@
 import { AUDIT_ACTIONS } from '../../shared/audit/actions.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asTenantId } from '../../shared/ids.js';
-import type { AuditWriter } from '../../storage/audit-writer.js';
-import { bumpConfigVersionSql } from '../../storage/config-version.js';
-import type { Database } from '../../storage/database.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
+import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { IssuedTokenRecord } from './issued-tokens.js';
 
 /** What revocation knows of the token: the fields of its issuance record. */

@@ -20,7 +20,7 @@ export interface KillGuardOptions {
   readonly freshness: () => StreamFreshness;
   /** The kill cursor: kills after it are read. */
   readonly cursor: () => number;
-  /** Reads the kills after a cursor (storage/kill-deltas.ts). */
+  /** Reads the kills after a cursor (storage/tables/kill-deltas.ts). */
   readonly readKills: (after: number) => Promise<readonly AgentKillDelta[]>;
   /** Applies what a read found, in order, and moves the cursor. */
   readonly applyKills: (deltas: readonly AgentKillDelta[]) => void;

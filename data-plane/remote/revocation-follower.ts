@@ -21,7 +21,7 @@ export interface RevocationFollowerOptions {
   readonly events: Pick<EventBus, 'subscribe'>;
   readonly revoked: Pick<RevokedTokens, 'add'>;
   readonly store: Pick<SnapshotStore, 'applyStatusLists'>;
-  /** storage/revocations.ts readCredentialRevocation over the data plane's database. */
+  /** storage/tables/revocations.ts readCredentialRevocation over the data plane's database. */
   readonly readCredential: (
     tenantId: string,
     credentialId: string,

@@ -6,9 +6,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase } from '../../storage/database.js';
-import { findMigrationsDirectory, migrateDatabase } from '../../storage/migrations.js';
-import { openSchemaDiffer } from '../../storage/schema-engine.js';
+import { openDatabase } from '../../storage/engine/database.js';
+import { findMigrationsDirectory, migrateDatabase } from '../../storage/engine/migrations.js';
+import { openSchemaDiffer } from '../../storage/engine/schema-engine.js';
 
 const USAGE = 'usage: npm run db:migration -- <name>   (name: lower case letters, digits, _)';
 

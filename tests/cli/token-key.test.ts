@@ -12,8 +12,8 @@ import {
   registerTokenSigningKey,
   TOKEN_SIGNING_KEY_FILE,
 } from '../../runtime/token-signing-key.js';
-import { openDatabase } from '../../storage/database.js';
-import { migrateDatabase } from '../../storage/migrations.js';
+import { openDatabase } from '../../storage/engine/database.js';
+import { migrateDatabase } from '../../storage/engine/migrations.js';
 import { killCliProcesses, runCliToEnd } from '../support/cli-process.js';
 
 afterEach(killCliProcesses);

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createAgent } from '../../control-plane/services/agents.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
-import { type Database, openDatabase } from '../../storage/database.js';
+import { type Database, openDatabase } from '../../storage/engine/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';

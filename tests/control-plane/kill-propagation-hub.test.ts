@@ -24,8 +24,8 @@ import { buildServer } from '../../http-edge/server.js';
 import { type AgentKillDelta, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { PublicUrl } from '../../shared/public-url.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
-import type { Database } from '../../storage/database.js';
-import { readKillDeltasAfter } from '../../storage/kill-deltas.js';
+import type { Database } from '../../storage/engine/database.js';
+import { readKillDeltasAfter } from '../../storage/tables/kill-deltas.js';
 import { killDelta, parseSse, recordingStreamClient } from '../support/config-stream.js';
 import {
   createTestDatabase,

@@ -13,7 +13,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { registerDataPlane } from '../../control-plane/stream/credentials.js';
-import { type Database, openDatabase } from '../../storage/database.js';
+import { type Database, openDatabase } from '../../storage/engine/database.js';
 import { type CliProcess, runCli } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 import { SPLIT_PUBLIC_URL } from '../support/public-url.js';

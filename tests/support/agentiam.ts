@@ -17,7 +17,7 @@ import { createAgent } from '../../control-plane/services/agents.js';
 import { tenantDidDocument } from '../../shared/agentiam/dids.js';
 import { type AgentId, asAgentId } from '../../shared/ids.js';
 import type { CaKeyConfig } from '../../shared/snapshot/types.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 import { newAgentPublicKey } from './agent-keys.js';
 import type { DatabaseKindUnderTest } from './databases.js';
 import { postAsClient, startTestGateway, type TestGateway } from './gateway.js';

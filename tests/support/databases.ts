@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { type Database, openDatabase } from '../../storage/database.js';
-import { migrateDatabase } from '../../storage/migrations.js';
+import { type Database, openDatabase } from '../../storage/engine/database.js';
+import { migrateDatabase } from '../../storage/engine/migrations.js';
 import { PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
 
 export const postgresUrl = process.env.DATABASE_URL || undefined;

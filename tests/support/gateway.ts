@@ -26,7 +26,7 @@ import {
 } from '../../runtime/gateway-runtime.js';
 import { generateTokenSigningKey, loadTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../../storage/engine/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
 
 /**

@@ -10,8 +10,8 @@ import { access, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase } from '../../storage/database.js';
-import { migrateDatabase, readMigrations } from '../../storage/migrations.js';
+import { openDatabase } from '../../storage/engine/database.js';
+import { migrateDatabase, readMigrations } from '../../storage/engine/migrations.js';
 
 export const PGLITE_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_TEMPLATE';
 

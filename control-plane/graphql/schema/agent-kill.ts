@@ -8,7 +8,7 @@ import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { isStorableText } from '../../../shared/text/storable-text.js';
-import { findKillOfAgent, type KillAnswer } from '../../../storage/agent-kills.js';
+import { findKillOfAgent, type KillAnswer } from '../../../storage/tables/agent-kills.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 

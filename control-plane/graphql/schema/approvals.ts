@@ -6,7 +6,7 @@
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { maskSecrets } from '../../../shared/inspection/index.js';
-import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/approvals.js';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/tables/approvals.js';
 import { resolveApproval } from '../../services/approvals.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
@@ -33,7 +33,7 @@ const ApprovalStatusEnum = builder.enumType('ApprovalStatus', {
   ) as Record<Uppercase<ApprovalStatus>, { value: ApprovalStatus; description: string }>,
 });
 
-/** A pending or approved approval past its expiry reads as expired (as storage/approvals.ts). */
+/** A pending or approved approval past its expiry reads as expired (as storage/tables/approvals.ts). */
 function effectiveStatus(
   row: { status: string; expiresAt: Date },
   now = Date.now(),

@@ -4,7 +4,7 @@
 import { verifyAuditChain } from '../../../shared/audit/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { openAuditExport } from '../../../storage/audit-export.js';
+import { openAuditExport } from '../../../storage/tables/audit-export.js';
 import { builder } from '../builder.js';
 import { timeRangeRule } from '../input-rules.js';
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DECISION_OUTCOMES } from '../../../shared/decisions/decision-counts.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { readDecisionCounts } from '../../../storage/decision-counts.js';
+import { readDecisionCounts } from '../../../storage/tables/decision-counts.js';
 import { builder } from '../builder.js';
 
 /** GraphQL Int's largest value: a sum over a day could outgrow it. */

@@ -23,7 +23,7 @@ import {
 } from '../../../shared/agentiam/status-list.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import type { StatusListConfig } from '../../../shared/snapshot/index.js';
-import { bumpConfigVersion } from '../../../storage/config-version.js';
+import { bumpConfigVersion } from '../../../storage/tables/config-version.js';
 import type { CaSigner, Transaction } from './signing-keys.js';
 
 /** The absolute URL of a status list: its credential's id and every entry's statusListCredential. */

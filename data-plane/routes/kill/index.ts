@@ -21,7 +21,7 @@ import {
   compileBodyValidator,
   type ValidatorCompiler,
 } from '../../../shared/validation/body-validator.js';
-import type { KillAnswer } from '../../../storage/agent-kills.js';
+import type { KillAnswer } from '../../../storage/tables/agent-kills.js';
 import type { KillSwitch } from '../../kill/kill-switch.js';
 
 export const KILL_PATH = '/api/v2/infrastructure/agents/:agentPublicKey/kill';

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../storage/database.js';
+import { openDatabase } from '../../../storage/engine/database.js';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../../support/cli-process.js';
 import { graphql, type Loose } from '../graphql/support.js';

@@ -15,7 +15,7 @@ import { KillSwitch } from '../../../data-plane/kill/kill-switch.js';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
 import type { AgentKillDelta } from '../../../shared/config-stream/protocol.js';
 import { EVENT_TYPES } from '../../../shared/events/index.js';
-import type { KillTarget } from '../../../storage/agent-kills.js';
+import type { KillTarget } from '../../../storage/tables/agent-kills.js';
 import { type KillScene, startKillScene, type Victim } from '../../data-plane/kill/kill-fixture.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody } from '../../support/gateway.js';

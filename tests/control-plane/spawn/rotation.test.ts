@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawnAgent } from '../../../control-plane/services/agent-spawn.js';
 import { rotateCaKey } from '../../../control-plane/services/agentiam/credentials.js';
-import type { Database } from '../../../storage/database.js';
+import type { Database } from '../../../storage/engine/database.js';
 import { verifyAsStandardVerifier } from '../../support/agentiam.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { type SpawnTestGateway, startSpawnGateway } from './support.js';

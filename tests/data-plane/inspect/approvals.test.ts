@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveApproval } from '../../../control-plane/services/approvals.js';
 import type { ApprovalId } from '../../../shared/ids.js';
-import { decideApproval, findApproval } from '../../../storage/approvals.js';
+import { decideApproval, findApproval } from '../../../storage/tables/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
   inspectBody,

@@ -3,7 +3,7 @@
 // change another's decisions. Denies land in the audit chain of the key's tenant only.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApprovalId } from '../../../shared/ids.js';
-import { findApproval } from '../../../storage/approvals.js';
+import { findApproval } from '../../../storage/tables/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
   inspectBody,

@@ -3,7 +3,7 @@
 // the answer is observed, and a tenant wired to a real MCP upstream in production mode.
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
-import type { Database } from '../../../storage/database.js';
+import type { Database } from '../../../storage/engine/database.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../../support/databases.js';
 import type { TestGateway, TestTenant } from '../../support/gateway.js';
 import type { McpUpstream } from '../../support/mcp-upstream.js';

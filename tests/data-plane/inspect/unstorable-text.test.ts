@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAuditExport, verifyAuditChain } from '../../../shared/audit/index.js';
 import { decodeStorableText } from '../../../shared/text/storable-text.js';
-import { exportAuditTrail } from '../../../storage/audit-export.js';
+import { exportAuditTrail } from '../../../storage/tables/audit-export.js';
 import { type DatabaseKindUnderTest, postgresUrl } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { countAuditEntries, expectDeny, getApproval } from './support.js';

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStatusList, isBitSet } from '../../../shared/agentiam/status-list.js';
 import type { AgentId } from '../../../shared/ids.js';
-import { commitKill } from '../../../storage/agent-kills.js';
+import { commitKill } from '../../../storage/tables/agent-kills.js';
 import { verifyAsThirdParty } from '../../support/agentiam.js';
 import { verifyChainOverHttp } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';

@@ -17,7 +17,7 @@ import {
   generateEd25519KeyMaterial,
 } from '../../../shared/agentiam/ed25519-keys.js';
 import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
-import { bumpConfigVersionSql } from '../../../storage/config-version.js';
+import { bumpConfigVersionSql } from '../../../storage/tables/config-version.js';
 import { issueCredential } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';

@@ -5,7 +5,7 @@ import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOAuthClient } from '../../../control-plane/services/oauth-clients.js';
-import { bumpConfigVersionSql } from '../../../storage/config-version.js';
+import { bumpConfigVersionSql } from '../../../storage/tables/config-version.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';

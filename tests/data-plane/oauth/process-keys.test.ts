@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_SIGNING_KEY_FILE } from '../../../runtime/token-signing-key.js';
-import { type Database, openDatabase } from '../../../storage/database.js';
+import { type Database, openDatabase } from '../../../storage/engine/database.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../../support/databases.js';
 import { SPLIT_PUBLIC_URL } from '../../support/public-url.js';

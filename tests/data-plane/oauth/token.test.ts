@@ -4,7 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeOAuthClient } from '../../../control-plane/services/oauth-clients.js';
-import { bumpConfigVersionSql } from '../../../storage/config-version.js';
+import { bumpConfigVersionSql } from '../../../storage/tables/config-version.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import {

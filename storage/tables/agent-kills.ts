@@ -13,8 +13,8 @@
 // - `propagation` is written by the fan-out only, `answer`/`auditId`/`completedAt` by the
 //   receiver only, each at most once (conditional UPDATEs).
 import { randomUUID } from 'node:crypto';
-import type { KillPropagation } from '../shared/events/index.js';
-import type { Database, SqlExecutor } from './database.js';
+import type { KillPropagation } from '../../shared/events/index.js';
+import type { Database, SqlExecutor } from '../engine/database.js';
 
 /** pg_advisory_xact_lock key of kill commits (an arbitrary constant: "kill" in ASCII). */
 export const KILL_COMMIT_LOCK = 0x6b696c6c;

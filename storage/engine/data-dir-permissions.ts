@@ -11,7 +11,7 @@
 import type { Dirent } from 'node:fs';
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gatewayError } from '../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;

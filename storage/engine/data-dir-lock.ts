@@ -5,7 +5,7 @@
 // taken over.
 import { open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gatewayError } from '../shared/errors/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
 
 export const LOCK_FILE_NAME = 'gateway.lock';
 

@@ -31,9 +31,9 @@ import {
   chainEntry,
   GENESIS_HASH,
   type JsonObject,
-} from '../shared/audit/index.js';
-import { GatewayError, gatewayError } from '../shared/errors/index.js';
-import type { Database, SqlExecutor } from './database.js';
+} from '../../shared/audit/index.js';
+import { GatewayError, gatewayError } from '../../shared/errors/index.js';
+import type { Database, SqlExecutor } from '../engine/database.js';
 
 export interface AuditAppendInput {
   /** Default: a fresh UUID. */

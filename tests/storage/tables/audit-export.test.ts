@@ -5,17 +5,17 @@ import {
   formatAuditExport,
   readAuditExport,
   verifyAuditChain,
-} from '../../shared/audit/index.js';
-import { GatewayError } from '../../shared/errors/index.js';
-import { exportAuditTrail, openAuditExport } from '../../storage/audit-export.js';
-import { createAuditWriter } from '../../storage/audit-writer.js';
-import type { SqlExecutor } from '../../storage/database.js';
+} from '../../../shared/audit/index.js';
+import { GatewayError } from '../../../shared/errors/index.js';
+import { exportAuditTrail, openAuditExport } from '../../../storage/tables/audit-export.js';
+import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
+import type { SqlExecutor } from '../../../storage/engine/database.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   type TestDatabase,
-} from '../support/databases.js';
-import { createTenant, exportAll, range } from './fixtures/audit.js';
+} from '../../support/databases.js';
+import { createTenant, exportAll, range } from '../fixtures/audit.js';
 
 const base = { action: 'test.append', resourceType: 'thing', resourceId: 'r1' };
 

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import {
   type PGliteWorkerCommand,
   type PGliteWorkerData,

@@ -2,8 +2,8 @@
 // publishers notice the change (the fingerprint is the sum of versions). The one place that says
 // how: control-plane services and data-plane writes (learnt tool definitions, token revocations)
 // both bump through here.
-import type { PrismaClient } from '../prisma/generated/client/client.js';
-import type { SqlExecutor } from './database.js';
+import type { PrismaClient } from '../../prisma/generated/client/client.js';
+import type { SqlExecutor } from '../engine/database.js';
 
 /** The bump as a Prisma operation, for `$transaction([...])` batches and interactive ones. */
 export function bumpConfigVersion(prisma: Pick<PrismaClient, 'tenant'>, tenantId: string) {

@@ -1,23 +1,23 @@
 // Tool-definition pins (ToolDefinitionPin, docs/tool-pinning.md) as the writers of learnt tool
 // definitions see them: each listed tool is observed against its pin inside the caller's
-// transaction (storage/tool-definitions.ts). No pin: one is made, approved on first sight under
+// transaction (storage/tables/tool-definitions.ts). No pin: one is made, approved on first sight under
 // toolPinning first_sight, unapproved under approved_only. A pin: its observed definition follows
 // what was listed (a revert to the approved definition clears the hold). What the write made
 // held is returned, once per change of definition, so the callers audit and publish each change
 // once however often it is listed.
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../prisma/generated/client/client.js';
-import { AUDIT_ACTIONS } from '../shared/audit/index.js';
-import { EVENT_TYPES, type EventBus } from '../shared/events/index.js';
-import { asTenantId } from '../shared/ids.js';
-import type { ListedTool } from '../shared/tools/tool-definitions.js';
-import { toolDefinitionDigest } from '../shared/tools/tool-definitions.js';
+import type { Prisma } from '../../prisma/generated/client/client.js';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
+import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
+import { asTenantId } from '../../shared/ids.js';
+import type { ListedTool } from '../../shared/tools/tool-definitions.js';
+import { toolDefinitionDigest } from '../../shared/tools/tool-definitions.js';
 import {
   DEFAULT_TOOL_PINNING,
   isToolPinningMode,
   pinVerdict,
   type ToolPinningMode,
-} from '../shared/tools/tool-pins.js';
+} from '../../shared/tools/tool-pins.js';
 import type { AuditWriter } from './audit-writer.js';
 
 /** A tool that became held in a write (or, held already, changed its definition again). */

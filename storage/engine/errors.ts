@@ -2,7 +2,7 @@
 // gatewayError(). StorageError only names the family: `error instanceof StorageError` is true for
 // any GatewayError whose code is a storage code, and narrows `code` to those codes. It is
 // abstract because nothing constructs it.
-import { type ErrorCode, GatewayError } from '../shared/errors/index.js';
+import { type ErrorCode, GatewayError } from '../../shared/errors/index.js';
 
 export type StorageErrorCode = Extract<ErrorCode, `STORAGE_${string}`>;
 

@@ -2,9 +2,9 @@
 // event carries its id, never rows): the credential's status list as re-signed with its bit set,
 // and the unexpired access tokens revoked with it. Tenant-scoped: an id of another tenant reads
 // nothing.
-import { Prisma } from '../prisma/generated/client/client.js';
-import type { StatusListConfig } from '../shared/snapshot/index.js';
-import type { Database } from './database.js';
+import { Prisma } from '../../prisma/generated/client/client.js';
+import type { StatusListConfig } from '../../shared/snapshot/index.js';
+import type { Database } from '../engine/database.js';
 
 export interface CredentialRevocation {
   /** The credential's signed status list (absent when it was never signed). */

@@ -6,12 +6,12 @@
 // A delta carries its tenant's current signed status lists (as the fan-out re-signed them, or as
 // they were when it had not yet). Lists are shared by every kill of a tenant, so a batch attaches
 // them once, to the tenant's last kill in it: a data plane applies the batch in order.
-import { Prisma } from '../prisma/generated/client/client.js';
-import type { AgentKillDelta } from '../shared/config-stream/protocol.js';
-import { isRecord } from '../shared/json/is-record.js';
-import type { StatusListConfig } from '../shared/snapshot/index.js';
+import { Prisma } from '../../prisma/generated/client/client.js';
+import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
+import { isRecord } from '../../shared/json/is-record.js';
+import type { StatusListConfig } from '../../shared/snapshot/index.js';
 import type { KillRecord } from './agent-kills.js';
-import type { Database } from './database.js';
+import type { Database } from '../engine/database.js';
 
 /** The highest committed kill sequence (0 without kills). */
 export async function readLatestKillSeq(db: Database): Promise<number> {

@@ -2,18 +2,18 @@
 // summed), rows of unknown tenants are dropped, rows older than 24 h are pruned by a write, and a
 // read is aggregated over reporters inside one tenant only.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTenant } from '../../control-plane/services/tenants.js';
-import type { DecisionCountRow } from '../../shared/decisions/decision-counts.js';
+import { createTenant } from '../../../control-plane/services/tenants.js';
+import type { DecisionCountRow } from '../../../shared/decisions/decision-counts.js';
 import {
   localReporter,
   readDecisionCounts,
   writeDecisionCounts,
-} from '../../storage/decision-counts.js';
+} from '../../../storage/tables/decision-counts.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   type TestDatabase,
-} from '../support/databases.js';
+} from '../../support/databases.js';
 
 const MINUTE = 60_000;
 const NOW = new Date('2026-11-24T12:00:30Z');

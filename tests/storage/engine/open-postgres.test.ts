@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../storage/database.js';
-import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
+import { openDatabase } from '../../../storage/engine/database.js';
+import { dropSchema, postgresUrl, uniqueSchemaName } from '../../support/databases.js';
 
 describe.skipIf(!postgresUrl)('opening PostgreSQL', () => {
   it('succeeds for every process that opens a new schema at the same moment', async () => {

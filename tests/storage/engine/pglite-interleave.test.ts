@@ -1,10 +1,10 @@
 // The embedded database serves many pool connections on PGlite's one session. Plain reads running
 // beside interactive transactions must each get their own answer: before the session queue
-// (storage/pglite-session-queue.ts) one connection's Bind could run against another's Parse,
+// (storage/engine/pglite-session-queue.ts) one connection's Bind could run against another's Parse,
 // failing with 26000 or returning another query's rows.
 import { expect, it } from 'vitest';
-import { createTenant } from '../../control-plane/services/tenants.js';
-import { createTestDatabase } from '../support/databases.js';
+import { createTenant } from '../../../control-plane/services/tenants.js';
+import { createTestDatabase } from '../../support/databases.js';
 
 it('answers every query of concurrent connections with its own rows (PGlite)', async () => {
   const t = await createTestDatabase('pglite');

@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyAuditChain } from '../../shared/audit/index.js';
-import { GatewayError } from '../../shared/errors/index.js';
-import { createAuditWriter } from '../../storage/audit-writer.js';
-import { LOCK_FILE_NAME } from '../../storage/data-dir-lock.js';
-import { openDatabase } from '../../storage/database.js';
-import { startEmbeddedServer } from '../../storage/embedded-server.js';
-import { migrateDatabase } from '../../storage/migrations.js';
-import { createTenant, exportAll } from './fixtures/audit.js';
+import { verifyAuditChain } from '../../../shared/audit/index.js';
+import { GatewayError } from '../../../shared/errors/index.js';
+import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
+import { LOCK_FILE_NAME } from '../../../storage/engine/data-dir-lock.js';
+import { openDatabase } from '../../../storage/engine/database.js';
+import { startEmbeddedServer } from '../../../storage/engine/embedded-server.js';
+import { migrateDatabase } from '../../../storage/engine/migrations.js';
+import { createTenant, exportAll } from '../fixtures/audit.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -6,18 +6,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyAuditChain } from '../../shared/audit/index.js';
-import { openDatabase } from '../../storage/database.js';
-import { migrateDatabase } from '../../storage/migrations.js';
+import { verifyAuditChain } from '../../../shared/audit/index.js';
+import { openDatabase } from '../../../storage/engine/database.js';
+import { migrateDatabase } from '../../../storage/engine/migrations.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   postgresUrl,
   type TestDatabase,
-} from '../support/databases.js';
-import { createTenant, exportAll, storedSeqs } from './fixtures/audit.js';
+} from '../../support/databases.js';
+import { createTenant, exportAll, storedSeqs } from '../fixtures/audit.js';
 
-const CHILD = join(import.meta.dirname, 'fixtures', 'audit-append-child.ts');
+const CHILD = join(import.meta.dirname, '..', 'fixtures', 'audit-append-child.ts');
 
 interface Child {
   readonly process: ChildProcess;

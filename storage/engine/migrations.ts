@@ -12,8 +12,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gatewayError } from '../shared/errors/index.js';
-import { findPackageRoot } from '../shared/package-root.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import { findPackageRoot } from '../../shared/package-root.js';
 import type { Database, SqlExecutor } from './database.js';
 import { StorageError } from './errors.js';
 

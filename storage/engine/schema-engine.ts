@@ -10,7 +10,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { findPackageRoot } from '../shared/package-root.js';
+import { findPackageRoot } from '../../shared/package-root.js';
 
 interface WasmSchemaEngine {
   diff(params: {

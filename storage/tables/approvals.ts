@@ -7,13 +7,13 @@
 // store) is not found without a query; the held call's text is stored in the storable encoding
 // (shared/text/storable-text.ts), so arguments holding NUL are held like any others.
 import { randomUUID } from 'node:crypto';
-import type { AgentId, ApprovalId, ServerId, TenantId } from '../shared/ids.js';
+import type { AgentId, ApprovalId, ServerId, TenantId } from '../../shared/ids.js';
 import {
   encodeStorableJson,
   encodeStorableText,
   isStorableText,
-} from '../shared/text/storable-text.js';
-import type { SqlExecutor } from './database.js';
+} from '../../shared/text/storable-text.js';
+import type { SqlExecutor } from '../engine/database.js';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'used'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];

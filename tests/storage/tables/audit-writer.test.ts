@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AuditEntry, verifyAuditChain } from '../../shared/audit/index.js';
-import { GatewayError } from '../../shared/errors/index.js';
-import { type AuditFlushInfo, createAuditWriter } from '../../storage/audit-writer.js';
-import type { Database } from '../../storage/database.js';
+import { type AuditEntry, verifyAuditChain } from '../../../shared/audit/index.js';
+import { GatewayError } from '../../../shared/errors/index.js';
+import { type AuditFlushInfo, createAuditWriter } from '../../../storage/tables/audit-writer.js';
+import type { Database } from '../../../storage/engine/database.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   postgresUrl,
   type TestDatabase,
-} from '../support/databases.js';
-import { connectToSchema, createTenant, exportAll, range, storedSeqs } from './fixtures/audit.js';
+} from '../../support/databases.js';
+import { connectToSchema, createTenant, exportAll, range, storedSeqs } from '../fixtures/audit.js';
 
 const base = { action: 'test.append', resourceType: 'thing', resourceId: 'r1' };
 

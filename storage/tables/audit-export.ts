@@ -5,9 +5,9 @@
 // the genesis prevHash (stored as GENESIS_HASH) is exported as null, createdAt as the ISO string
 // with milliseconds that was hashed. Verification is not done here: the export goes through
 // shared/audit's verifier like any other file.
-import { type AuditEntry, GENESIS_HASH, type JsonObject } from '../shared/audit/index.js';
-import { gatewayError } from '../shared/errors/index.js';
-import type { SqlExecutor } from './database.js';
+import { type AuditEntry, GENESIS_HASH, type JsonObject } from '../../shared/audit/index.js';
+import { gatewayError } from '../../shared/errors/index.js';
+import type { SqlExecutor } from '../engine/database.js';
 
 export interface ExportAuditTrailOptions {
   /** Tenant id or name (an id wins when a string is both). */

@@ -7,8 +7,8 @@
 import {
   DECISION_RETENTION_MS,
   type DecisionCountRow,
-} from '../shared/decisions/decision-counts.js';
-import type { Database } from './database.js';
+} from '../../shared/decisions/decision-counts.js';
+import type { Database } from '../engine/database.js';
 
 const LOCAL_PREFIX = 'local:';
 

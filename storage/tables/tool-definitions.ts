@@ -6,18 +6,18 @@
 // stored definitions change, the tenant's configVersion is bumped in the same transaction: every
 // snapshot publisher notices (readConfigFingerprint) and data planes get the new annotations.
 // A failed refresh keeps the definitions and records why and when, for the operator.
-// In the same transaction each listed tool is observed against its pin (storage/tool-pins.ts):
+// In the same transaction each listed tool is observed against its pin (storage/tables/tool-pins.ts):
 // the tools the write made held come back with the result, for the caller to audit and publish.
 
-import { canonicalJson } from '../shared/json/canonical-json.js';
+import { canonicalJson } from '../../shared/json/canonical-json.js';
 import {
   type ListedTool,
   MAX_STORED_TOOLS,
   readStoredDefinitions,
   toStoredDefinitions,
-} from '../shared/tools/tool-definitions.js';
+} from '../../shared/tools/tool-definitions.js';
 import { bumpConfigVersion } from './config-version.js';
-import type { Database } from './database.js';
+import type { Database } from '../engine/database.js';
 import { type HeldToolChange, observeToolPins } from './tool-pins.js';
 
 export interface StoreToolDefinitionsInput {

@@ -2,7 +2,7 @@
 // is put in the storable encoding first (shared/audit/storable-input.ts), so a deny whose call
 // carried NUL or an unpaired surrogate is still written, hashed as stored, and answered as an
 // audited deny. The writer underneath keeps refusing unstorable text it is handed directly.
-import { toStorableAuditInput } from '../shared/audit/index.js';
+import { toStorableAuditInput } from '../../shared/audit/index.js';
 import type { AuditWriter } from './audit-writer.js';
 
 export function withStorableText(writer: AuditWriter): AuditWriter {

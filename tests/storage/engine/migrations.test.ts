@@ -1,15 +1,15 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../storage/database.js';
-import { StorageError } from '../../storage/errors.js';
-import { type MigrationFile, migrateDatabase, readMigrations } from '../../storage/migrations.js';
-import { openSchemaDiffer } from '../../storage/schema-engine.js';
+import { openDatabase } from '../../../storage/engine/database.js';
+import { StorageError } from '../../../storage/engine/errors.js';
+import { type MigrationFile, migrateDatabase, readMigrations } from '../../../storage/engine/migrations.js';
+import { openSchemaDiffer } from '../../../storage/engine/schema-engine.js';
 import {
   createTestDatabase,
   describeEachDatabase,
   postgresUrl,
   type TestDatabase,
-} from '../support/databases.js';
+} from '../../support/databases.js';
 
 const tableNames = async (t: TestDatabase) =>
   (
