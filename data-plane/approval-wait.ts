@@ -5,8 +5,8 @@
 // never on a timer.
 import { createEventWaiter, EVENT_TYPES, type EventBus } from '../shared/events/index.js';
 import type { ApprovalId, TenantId } from '../shared/ids.js';
-import { type ApprovalRecord, findApproval } from '../storage/tables/approvals.js';
 import type { Database } from '../storage/engine/database.js';
+import { type ApprovalRecord, findApproval } from '../storage/tables/approvals.js';
 
 export interface ApprovalWaitDependencies {
   readonly db: Database;

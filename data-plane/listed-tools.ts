@@ -14,8 +14,8 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../shared/events/index.js';
 import { contentHash } from '../shared/json/canonical-json.js';
 import { type ListedTool, listedToolsOf } from '../shared/tools/tool-definitions.js';
-import type { AuditWriter } from '../storage/tables/audit-writer.js';
 import type { Database } from '../storage/engine/database.js';
+import type { AuditWriter } from '../storage/tables/audit-writer.js';
 import {
   type StoreToolDefinitionsResult,
   storeToolDefinitions,

@@ -60,8 +60,8 @@ import {
 } from '../shared/events/index.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
-import { type AuditWriter, createAuditWriter } from '../storage/tables/audit-writer.js';
 import type { Database } from '../storage/engine/database.js';
+import { type AuditWriter, createAuditWriter } from '../storage/tables/audit-writer.js';
 import { localReporter } from '../storage/tables/decision-counts.js';
 import { withStorableText } from '../storage/tables/storable-audit.js';
 import { registerTokenSigningKey } from './token-signing-key.js';

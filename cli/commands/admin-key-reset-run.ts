@@ -3,8 +3,8 @@ import { resetAdminKey } from '../../control-plane/services/bootstrap.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { publishAuditEntries } from '../../shared/events/index.js';
-import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import { openEventBus } from '../../storage/events/index.js';
+import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import { openStoredDatabase, type StoredDatabase } from '../open-stored-database.js';
 
 const EXIT_OK = 0;

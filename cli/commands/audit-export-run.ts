@@ -6,8 +6,8 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
-import { openAuditExport } from '../../storage/tables/audit-export.js';
 import type { Database } from '../../storage/engine/database.js';
+import { openAuditExport } from '../../storage/tables/audit-export.js';
 import { openStoredDatabase } from '../open-stored-database.js';
 
 const EXIT_OK = 0;

@@ -6,9 +6,9 @@
 import type { Egress } from '../../shared/egress/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { KillAnswer, KillTarget } from '../../storage/tables/agent-kills.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
-import type { Database } from '../../storage/engine/database.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import type { ToolRefresher } from '../tools/refresher.js';

@@ -21,13 +21,13 @@ import {
 import { asAgentId, asTenantId } from '../../shared/ids.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import type { StatusListConfig } from '../../shared/snapshot/index.js';
+import type { Database } from '../../storage/engine/database.js';
 import {
   findKillBySeq,
   type KillRecord,
   listUnpropagatedKills,
   recordKillPropagation,
 } from '../../storage/tables/agent-kills.js';
-import type { Database } from '../../storage/engine/database.js';
 import { killDeltaOf } from '../../storage/tables/kill-deltas.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import { caSigner, findActiveCaKey, lockTenant } from '../services/agentiam/signing-keys.js';

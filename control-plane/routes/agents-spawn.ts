@@ -13,8 +13,8 @@ import type { EventBus } from '../../shared/events/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import { compileBodyValidator } from '../../shared/validation/body-validator.js';
-import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { Database } from '../../storage/engine/database.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { actorOf, type Caller } from '../graphql/context.js';
 import {
   SPAWN_RULES,

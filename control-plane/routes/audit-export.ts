@@ -10,8 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
-import { openAuditExport } from '../../storage/tables/audit-export.js';
 import type { Database } from '../../storage/engine/database.js';
+import { openAuditExport } from '../../storage/tables/audit-export.js';
 import type { Caller } from '../graphql/context.js';
 import { scopedCaller } from './scoped-caller.js';
 

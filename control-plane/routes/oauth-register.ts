@@ -25,8 +25,8 @@ import {
   oauthErrorBodySchema,
 } from '../../shared/oauth/errors.js';
 import { compileBodyValidator } from '../../shared/validation/body-validator.js';
-import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { Database } from '../../storage/engine/database.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { actorOf, type Caller } from '../graphql/context.js';
 import {
   type RegisteredOAuthClient,

@@ -42,9 +42,9 @@ import { generateClientId, generateClientSecret } from '../../shared/oauth/clien
 import type { PublicUrl } from '../../shared/public-url.js';
 import { isStorableText } from '../../shared/text/storable-text.js';
 import { toolsBeyond } from '../../shared/tools/name-globs.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
-import type { Database } from '../../storage/engine/database.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import {
   auditKeyCreated,

@@ -11,8 +11,8 @@ import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
-import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import {
   auditOperatorChange,
   type OperatorChange,

@@ -6,8 +6,8 @@ import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asApprovalId, asTenantId } from '../../shared/ids.js';
-import { type ApprovalRecord, decideApproval } from '../../storage/tables/approvals.js';
 import type { Database } from '../../storage/engine/database.js';
+import { type ApprovalRecord, decideApproval } from '../../storage/tables/approvals.js';
 import type { AuditAppender } from './bootstrap.js';
 
 export interface ResolveApprovalInput {

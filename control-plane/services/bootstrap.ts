@@ -10,8 +10,8 @@ import { gatewayError } from '../../shared/errors/index.js';
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
-import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 import type { Database, SqlExecutor } from '../../storage/engine/database.js';
+import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 import { buildInitialGatewayPolicy } from './tenants.js';
 
 export const DEFAULT_TENANT_NAME = 'default';

@@ -8,8 +8,8 @@ import {
   type GatewayPolicyPatch,
   gatewayPolicyPatchIssues,
 } from '../../shared/gateway-policy/gateway-policy-fields.js';
-import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import {
   auditOperatorChange,
   type OperatorChange,

@@ -10,9 +10,9 @@ import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asTenantId } from '../../shared/ids.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
-import type { Database } from '../../storage/engine/database.js';
 
 export interface IssuedTokenServiceDependencies {
   readonly db: Database;

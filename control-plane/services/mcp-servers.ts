@@ -16,8 +16,8 @@ import {
 } from '../../shared/egress/index.js';
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { toStoredDefinitions } from '../../shared/tools/tool-definitions.js';
-import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import {
   auditOperatorChange,
   type OperatorChange,

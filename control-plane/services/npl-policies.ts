@@ -14,8 +14,8 @@ import {
   parsePolicyUri,
   safeParsePolicy,
 } from '../../shared/npl/index.js';
-import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import {
   auditOperatorChange,
   type OperatorChange,

@@ -16,9 +16,9 @@ import {
   type ClientMetadataIssue,
   metadataRefusal,
 } from '../../shared/oauth/client-metadata.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
-import type { Database } from '../../storage/engine/database.js';
 
 export interface OAuthClientServiceDependencies {
   readonly db: Database;

@@ -4,8 +4,8 @@
 // the change's own metadata, in that order. The snapshot is published after the entry, by the
 // caller as a rule (control-plane/graphql/mutations.ts says when a service publishes itself).
 import type { AuditAction, JsonObject } from '../../shared/audit/index.js';
-import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { Database } from '../../storage/engine/database.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 
 /** What an operator's change needs: the database it writes, the audit trail it records in. */
 export interface OperatorChangeDependencies {

@@ -11,8 +11,8 @@ import { GATEWAY_POLICY_DEFAULTS } from '../../shared/gateway-policy/gateway-pol
 import { generateApiKey } from '../../shared/identity/api-keys.js';
 import { ALL_SCOPES, isScope, SCOPES, type Scope } from '../../shared/identity/scopes.js';
 import { asTenantId, type TenantId } from '../../shared/ids.js';
-import { bumpConfigVersion, bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion, bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 import { auditOperatorChange, type OperatorChangeDependencies } from './operator-audit.js';
 
 const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;

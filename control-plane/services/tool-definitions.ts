@@ -13,8 +13,8 @@ import { asTenantId } from '../../shared/ids.js';
 import { canonicalJson } from '../../shared/json/canonical-json.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import { pinVerdict, type ToolPinningMode } from '../../shared/tools/tool-pins.js';
-import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import { readToolPinningMode } from '../../storage/tables/tool-pins.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import {

@@ -17,9 +17,12 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../shared/events/index.js';
 import type { ListedTool } from '../../shared/tools/tool-definitions.js';
-import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { Database } from '../../storage/engine/database.js';
-import { storeToolDefinitions, storeToolRefreshFailure } from '../../storage/tables/tool-definitions.js';
+import type { AuditWriter } from '../../storage/tables/audit-writer.js';
+import {
+  storeToolDefinitions,
+  storeToolRefreshFailure,
+} from '../../storage/tables/tool-definitions.js';
 import { reportHeldTools } from '../../storage/tables/tool-pins.js';
 
 /** Lists an upstream's tools; `serverKey` names the upstream's connection pool. */

@@ -24,6 +24,7 @@ import {
   type KillPropagation,
 } from '../../shared/events/index.js';
 import { asAgentId, asApprovalId, asTenantId } from '../../shared/ids.js';
+import type { Database } from '../../storage/engine/database.js';
 import {
   type CommitKillOutcome,
   commitKill,
@@ -36,7 +37,6 @@ import {
   listKillRevokedIds,
 } from '../../storage/tables/agent-kills.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
-import type { Database } from '../../storage/engine/database.js';
 import { killDeltaOf } from '../../storage/tables/kill-deltas.js';
 import type { KillApplier } from './apply-kill.js';
 

@@ -12,8 +12,8 @@
 // next snapshot refuses the token everywhere.
 import type { Logger } from 'pino';
 import { BatchedWriter } from '../../storage/engine/batched-writer.js';
-import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 import type { Database } from '../../storage/engine/database.js';
+import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
 
 export interface IssuedTokenRecord {
   readonly jti: string;

@@ -11,9 +11,9 @@
 import { AUDIT_ACTIONS } from '../../shared/audit/actions.js';
 import { EVENT_TYPES, type EventBus } from '../../shared/events/index.js';
 import { asTenantId } from '../../shared/ids.js';
+import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { bumpConfigVersionSql } from '../../storage/tables/config-version.js';
-import type { Database } from '../../storage/engine/database.js';
 import type { IssuedTokenRecord } from './issued-tokens.js';
 
 /** What revocation knows of the token: the fields of its issuance record. */

@@ -10,8 +10,8 @@ import { Prisma } from '../../prisma/generated/client/client.js';
 import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import type { StatusListConfig } from '../../shared/snapshot/index.js';
-import type { KillRecord } from './agent-kills.js';
 import type { Database } from '../engine/database.js';
+import type { KillRecord } from './agent-kills.js';
 
 /** The highest committed kill sequence (0 without kills). */
 export async function readLatestKillSeq(db: Database): Promise<number> {

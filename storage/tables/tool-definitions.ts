@@ -16,8 +16,8 @@ import {
   readStoredDefinitions,
   toStoredDefinitions,
 } from '../../shared/tools/tool-definitions.js';
-import { bumpConfigVersion } from './config-version.js';
 import type { Database } from '../engine/database.js';
+import { bumpConfigVersion } from './config-version.js';
 import { type HeldToolChange, observeToolPins } from './tool-pins.js';
 
 export interface StoreToolDefinitionsInput {

@@ -14,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
-import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import { type Database, openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase } from '../../storage/engine/migrations.js';
+import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import type { BenchContext, BenchRow } from './run.js';
 
 const DURATION_MS = 3000;

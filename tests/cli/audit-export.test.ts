@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.js';
-import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import type { Database } from '../../storage/engine/database.js';
 import { openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase } from '../../storage/engine/migrations.js';
+import { createAuditWriter } from '../../storage/tables/audit-writer.js';
 import { createTenant, exportAll, range } from '../storage/fixtures/audit.js';
 import { CLI_ENTRY, REPO_ROOT, runCliToEnd } from '../support/cli-process.js';
 import {

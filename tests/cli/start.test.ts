@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.js';
-import { exportAuditTrail } from '../../storage/tables/audit-export.js';
 import { openDatabase } from '../../storage/engine/database.js';
+import { exportAuditTrail } from '../../storage/tables/audit-export.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
 

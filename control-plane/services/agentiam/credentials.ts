@@ -13,8 +13,8 @@ import { EVENT_TYPES, type EventBus } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { asTenantId } from '../../../shared/ids.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
-import type { AuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { Database } from '../../../storage/engine/database.js';
+import type { AuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { KeyCustody } from './custody.js';
 import {
   type CaKeyRecord,

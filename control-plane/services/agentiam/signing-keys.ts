@@ -19,8 +19,8 @@ import {
 } from '../../../shared/agentiam/ed25519-keys.js';
 import { unseal } from '../../../shared/crypto/seal.js';
 import { gatewayError } from '../../../shared/errors/index.js';
-import { bumpConfigVersion } from '../../../storage/tables/config-version.js';
 import type { Database } from '../../../storage/engine/database.js';
+import { bumpConfigVersion } from '../../../storage/tables/config-version.js';
 import { aadOf, type KeyCustody } from './custody.js';
 
 export const CA_KEY_PURPOSE = 'agentiam-ca';

@@ -4,7 +4,10 @@
 // Every wait is for an event (a write starting, a line logged), never for time.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { BatchedWriter, type BatchedWriterOptions } from '../../../storage/engine/batched-writer.js';
+import {
+  BatchedWriter,
+  type BatchedWriterOptions,
+} from '../../../storage/engine/batched-writer.js';
 
 interface LogLine {
   readonly msg: string;

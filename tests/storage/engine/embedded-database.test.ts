@@ -8,11 +8,11 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../../shared/audit/index.js';
 import { GatewayError } from '../../../shared/errors/index.js';
-import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
 import { LOCK_FILE_NAME } from '../../../storage/engine/data-dir-lock.js';
 import { openDatabase } from '../../../storage/engine/database.js';
 import { startEmbeddedServer } from '../../../storage/engine/embedded-server.js';
 import { migrateDatabase } from '../../../storage/engine/migrations.js';
+import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
 import { createTenant, exportAll } from '../fixtures/audit.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];

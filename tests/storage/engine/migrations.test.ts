@@ -2,7 +2,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../storage/engine/database.js';
 import { StorageError } from '../../../storage/engine/errors.js';
-import { type MigrationFile, migrateDatabase, readMigrations } from '../../../storage/engine/migrations.js';
+import {
+  type MigrationFile,
+  migrateDatabase,
+  readMigrations,
+} from '../../../storage/engine/migrations.js';
 import { openSchemaDiffer } from '../../../storage/engine/schema-engine.js';
 import {
   createTestDatabase,

@@ -7,9 +7,9 @@ import {
   verifyAuditChain,
 } from '../../../shared/audit/index.js';
 import { GatewayError } from '../../../shared/errors/index.js';
+import type { SqlExecutor } from '../../../storage/engine/database.js';
 import { exportAuditTrail, openAuditExport } from '../../../storage/tables/audit-export.js';
 import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
-import type { SqlExecutor } from '../../../storage/engine/database.js';
 import {
   createTestDatabase,
   describeEachDatabase,

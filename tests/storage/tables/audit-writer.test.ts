@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AuditEntry, verifyAuditChain } from '../../../shared/audit/index.js';
 import { GatewayError } from '../../../shared/errors/index.js';
-import { type AuditFlushInfo, createAuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { Database } from '../../../storage/engine/database.js';
+import { type AuditFlushInfo, createAuditWriter } from '../../../storage/tables/audit-writer.js';
 import {
   createTestDatabase,
   describeEachDatabase,
