@@ -577,7 +577,9 @@ export class SqlAnalyzer {
     // SET must start an assignment: col = …, t.col = …, or (a, b) = …
     let a = set + 1;
     if (!this.punct(a, 40)) {
-      const end = this.readName(a);
+      // Right after SET, any word followed by `=` is the column, reserved or not (MySQL accepts
+      // `SET On = …`): reading it as a keyword would let an unbounded UPDATE through.
+      const end = this.isNamePart(a) && this.punct(a + 1, 61) ? a + 1 : this.readName(a);
       if (end < 0 || !this.punct(end, 61)) return null;
       a = end;
     }

@@ -34,6 +34,15 @@ describe('SQL detector regressions', () => {
     expect(detectSql(query)).toMatchObject({ kind: 'sql', detail });
   });
 
+  it('sees an unbounded UPDATE whose column is a reserved word (fast-check seed 1840855258)', () => {
+    expect(detectSql('UPDATE _ SET On = NULL')).toMatchObject({
+      kind: 'sql',
+      detail: 'UPDATE without WHERE',
+    });
+    expect(detectSql('UPDATE t SET select = 1, on = 2')).toMatchObject({ kind: 'sql' });
+    expect(detectSql('UPDATE t SET on = 1 WHERE id = 2')).toBeNull();
+  });
+
   it('does not end an UPDATE at a column named like a statement keyword', () => {
     expect(detectSql("UPDATE _ SET a = 'x' , gO = 'x' WHERE A IN ( 0 , 'x' )")).toBeNull();
     expect(detectSql('UPDATE t SET t.go = 1 WHERE id = 2')).toBeNull();
