@@ -76,13 +76,19 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          // Files share their worker's module cache (each still builds its own gateways,
+          // databases and processes): importing the gateway once per worker instead of once per
+          // file took the project from ~8 to ~5.3 minutes here. So a file must leave no global
+          // state behind: no vi.mock, no process.env write it does not undo, no server left open.
+          isolate: false,
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],
         },
       },
       {
         extends: true,
-        test: { name: 'console', include: CONSOLE_TESTS },
+        // One browser and gateway per file, as in integration; the module cache is shared.
+        test: { name: 'console', include: CONSOLE_TESTS, isolate: false },
       },
     ],
   },
