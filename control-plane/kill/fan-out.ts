@@ -233,6 +233,7 @@ export class KillFanOut {
       slowestMs: confirmations.length === 0 ? null : Math.round(slowest * 100) / 100,
       confirmedBy: confirmations.map((c) => c.name),
       abortedExecutions: confirmations.reduce((sum, c) => sum + c.aborted, 0),
+      abortedBy: Object.fromEntries(confirmations.map((c) => [c.name, c.aborted])),
       controlPlaneReached: true,
     };
   }

@@ -151,8 +151,13 @@ export class KillSwitch {
     }
     const fannedOut = kill.propagation ?? (await propagated) ?? this.#receiverOnly();
     await stopConfirmations();
+    // This process is a data plane the fan-out may have counted too: merged, not added.
+    confirmations.set(
+      this.#options.processName,
+      Math.max(confirmations.get(this.#options.processName) ?? 0, abortedHere),
+    );
     const propagation = withConfirmations(fannedOut, confirmations);
-    const abortedExecutions = abortedHere + propagation.abortedExecutions;
+    const abortedExecutions = propagation.abortedExecutions;
     const answerPropagation = {
       dataPlanes: propagation.dataPlanes,
       confirmed: propagation.confirmed,
@@ -271,7 +276,8 @@ export class KillSwitch {
       for await (const event of subscription) {
         if (event.type !== EVENT_TYPES.AGENT_KILL_CONFIRMED) continue;
         const { by, aborted } = event.confirmation;
-        if (by !== own) into.set(by, (into.get(by) ?? 0) + aborted);
+        // Each report is the data plane's total for this kill: the largest is the latest.
+        if (by !== own) into.set(by, Math.max(into.get(by) ?? 0, aborted));
       }
     })();
     return async () => {
@@ -306,33 +312,40 @@ export class KillSwitch {
       slowestMs: 0,
       confirmedBy: [this.#options.processName],
       abortedExecutions: 0,
+      abortedBy: {},
       controlPlaneReached: false,
     };
   }
 }
 
 /**
- * The fan-out's propagation with the database-path confirmations added: a data plane the control
- * plane did not hear from in time (or at all) but which applied the kill from the table is
- * confirmed all the same, and what it aborted is counted (an abort happens once, on one path).
+ * The fan-out's propagation with the database-path confirmations (and the receiver's own
+ * application) merged in: a data plane the control plane did not hear from in time (or at all)
+ * but which applied the kill from the table is confirmed all the same. Every report is a data
+ * plane's total for this kill, so what each aborted is merged by data plane (the largest report)
+ * and then summed: a data plane that applied the kill on two paths is counted once.
  */
 function withConfirmations(
   propagation: KillPropagation,
   confirmations: ReadonlyMap<string, number>,
 ): KillPropagation {
-  if (confirmations.size === 0) return propagation;
+  const abortedBy: Record<string, number> = { ...(propagation.abortedBy ?? {}) };
   const confirmedBy = [...propagation.confirmedBy];
-  let aborted = propagation.abortedExecutions;
   for (const [name, count] of confirmations) {
-    aborted += count;
+    abortedBy[name] = Math.max(abortedBy[name] ?? 0, count);
     if (!confirmedBy.includes(name)) confirmedBy.push(name);
   }
+  // A propagation recorded before abortedBy existed: its total stands for the planes it named.
+  const named = Object.values(abortedBy).reduce((sum, n) => sum + n, 0);
+  const abortedExecutions =
+    propagation.abortedBy === undefined ? propagation.abortedExecutions + named : named;
   return {
     ...propagation,
     dataPlanes: Math.max(propagation.dataPlanes, confirmedBy.length),
     confirmed: confirmedBy.length,
     confirmedBy,
-    abortedExecutions: aborted,
+    abortedExecutions,
+    abortedBy,
   };
 }
 

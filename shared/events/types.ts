@@ -70,6 +70,13 @@ export interface KillPropagation {
   readonly confirmedBy: readonly string[];
   /** In-flight executions the confirming data planes aborted. */
   readonly abortedExecutions: number;
+  /**
+   * What each confirming data plane aborted for this kill (its total over every path that applied
+   * it): merged by data plane, never summed across paths, so a data plane that applied the kill
+   * from the table and then acknowledged the stream delta is counted once. Absent in a propagation
+   * recorded before it existed.
+   */
+  readonly abortedBy?: Readonly<Record<string, number>>;
   /** False when the control plane did not answer in time: only the receiver is known. */
   readonly controlPlaneReached: boolean;
 }

@@ -92,6 +92,7 @@ describeEachDatabase('kill fan-out', (kind) => {
       slowestMs: expect.any(Number),
       confirmedBy: ['local', 'dp-a'],
       abortedExecutions: 2,
+      abortedBy: { local: 0, 'dp-a': 2 },
       controlPlaneReached: true,
     };
     expect(propagated).toMatchObject({ tenantId: scene.tenantId, propagation: expected });

@@ -87,6 +87,8 @@ describe('createKillApplier', () => {
     await forward('t/other-agent/files', 'echo');
     expect(upstream.sessionsCreated).toBe(3);
 
-    expect(applier.apply(delta)).toEqual({ applied: false, aborted: 0 });
+    // A repeat applies nothing and aborts nothing more; it reports what the kill aborted here in
+    // all (each path reports the total; the receiver merges by data plane).
+    expect(applier.apply(delta)).toEqual({ applied: false, aborted: 1 });
   });
 });
