@@ -29,6 +29,7 @@ import { compileSnapshot } from '../../data-plane/store/compiled-snapshot.js';
 import { createReadiness } from '../../http-edge/health.js';
 import { buildGatewayRuntime } from '../../runtime/gateway-runtime.js';
 import { createTestDatabase, postgresUrl } from '../support/databases.js';
+import { latencyRow } from './measure.js';
 import type { BenchContext } from './run.js';
 
 const AGENTS = 1_000;
@@ -45,12 +46,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-/** Nearest-rank percentile. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 const ms = (value: number) => value.toFixed(1);
@@ -256,17 +251,11 @@ export default async function configPush(ctx: BenchContext): Promise<void> {
         }
         await sleep(20);
       }
-      const row = (measure: string, values: readonly number[]) => ({
-        measure,
-        'p50 ms': ms(percentile(values, 50)),
-        'p99 ms': ms(percentile(values, 99)),
-        'max ms': ms(Math.max(...values)),
-      });
       ctx.report(
         `push latency, committed change → enforced by a remote data plane (${PUSHES} pushes)`,
         [
-          row('publishNow (build + serialize + write to the stream)', publishOnly),
-          row('commit → data plane store swapped', endToEnd),
+          latencyRow('publishNow (build + serialize + write to the stream)', publishOnly),
+          latencyRow('commit → data plane store swapped', endToEnd),
         ],
       );
     } finally {

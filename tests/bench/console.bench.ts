@@ -10,6 +10,7 @@
 import type { Page } from 'playwright-core';
 import { hasChromium, launchConsoleBrowser, startConsoleGateway } from '../console/support.js';
 import { inspectBody } from '../support/gateway.js';
+import { percentile } from './measure.js';
 import type { BenchContext } from './run.js';
 
 const RUNS = 20;
@@ -24,10 +25,6 @@ rules:
 `;
 
 const ms = (value: number) => value.toFixed(0);
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
 
 /** Milliseconds from navigation start until `ready` holds in the page (checked every frame). */
 async function timeTo(page: Page, url: string, ready: () => boolean): Promise<number> {

@@ -25,6 +25,7 @@ import {
 import { newAgentPublicKey } from '../support/agent-keys.js';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { latencyRow, percentile } from './measure.js';
 import type { BenchContext } from './run.js';
 
 const AGENTS = 10_000;
@@ -33,12 +34,6 @@ const WARMUP_KILLS = 3;
 const BUDGET_P99_MS = 50;
 
 const ms = (value: number) => value.toFixed(1);
-
-/** Nearest-rank percentile. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
 
 export default async function kill(ctx: BenchContext): Promise<void> {
   if (!postgresUrl) {
@@ -153,23 +148,17 @@ export default async function kill(ctx: BenchContext): Promise<void> {
       if (answer.propagation?.slowestMs != null) slowestAck.push(answer.propagation.slowestMs);
       if (answer.propagation?.confirmed === d.dataPlanes.length) confirmedEverywhere++;
     }
-    const row = (measure: string, values: readonly number[]) => ({
-      measure,
-      'p50 ms': ms(percentile(values, 50)),
-      'p99 ms': ms(percentile(values, 99)),
-      'max ms': ms(Math.max(...values)),
-    });
     const p99 = percentile(everywhereMs, 99);
     ctx.report(
       `kill → refused on every one of 3 data planes (${KILLS} kills, ${AGENTS} agents, PostgreSQL)`,
       [
-        row('kill answer → refused on all 3 (budget p99 ≤ 50 ms)', everywhereMs),
+        latencyRow('kill answer → refused on all 3 (budget p99 ≤ 50 ms)', everywhereMs),
         ...d.dataPlanes.map((plane) =>
-          row(`kill answer → refused on ${plane.name}`, perPlane.get(plane.name) ?? []),
+          latencyRow(`kill answer → refused on ${plane.name}`, perPlane.get(plane.name) ?? []),
         ),
-        row('reference: inspect answered by all 3, agent live (same polling)', referenceMs),
-        row('kill request (REST, until the answer)', requestMs),
-        row('propagation.slowestMs (fan-out → last acknowledgement)', slowestAck),
+        latencyRow('reference: inspect answered by all 3, agent live (same polling)', referenceMs),
+        latencyRow('kill request (REST, until the answer)', requestMs),
+        latencyRow('propagation.slowestMs (fan-out → last acknowledgement)', slowestAck),
       ],
     );
     ctx.report('kill propagation budget', [

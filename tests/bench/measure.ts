@@ -25,3 +25,23 @@ export function measureNsPerCall(run: (i: number) => number): number {
 export function keepAlive(): void {
   if (sink === Number.MIN_SAFE_INTEGER) console.log(sink);
 }
+
+/** Nearest-rank percentile of `values` (unsorted), `p` in 0-100. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+/** A report row of latencies in milliseconds: p50, p99 and max, one decimal. */
+export function latencyRow(
+  measure: string,
+  values: readonly number[],
+): { measure: string; 'p50 ms': string; 'p99 ms': string; 'max ms': string } {
+  const ms = (value: number) => value.toFixed(1);
+  return {
+    measure,
+    'p50 ms': ms(percentile(values, 50)),
+    'p99 ms': ms(percentile(values, 99)),
+    'max ms': ms(Math.max(...values)),
+  };
+}

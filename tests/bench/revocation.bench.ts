@@ -17,6 +17,7 @@ import {
 import { basic } from '../data-plane/oauth/oauth-fixture.js';
 import { newAgentPublicKey } from '../support/agent-keys.js';
 import { postgresUrl } from '../support/databases.js';
+import { latencyRow, percentile } from './measure.js';
 import type { BenchContext } from './run.js';
 
 const REVOCATIONS = 100;
@@ -24,12 +25,6 @@ const WARMUP = 3;
 const BUDGET_P99_MS = 50;
 
 const ms = (value: number) => value.toFixed(1);
-
-/** Nearest-rank percentile. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
 
 export default async function revocation(ctx: BenchContext): Promise<void> {
   if (!postgresUrl) {
@@ -131,17 +126,11 @@ export default async function revocation(ctx: BenchContext): Promise<void> {
       requestMs.push(answered - started);
       everywhereMs.push(Math.max(...refusedAt) - answered);
     }
-    const row = (measure: string, values: readonly number[]) => ({
-      measure,
-      'p50 ms': ms(percentile(values, 50)),
-      'p99 ms': ms(percentile(values, 99)),
-      'max ms': ms(Math.max(...values)),
-    });
     const p99 = percentile(everywhereMs, 99);
     ctx.report(`token revoked at dp-1 → refused by dp-2 and dp-3 (${REVOCATIONS} tokens)`, [
-      row('revocation answer → refused by both others (budget p99 ≤ 50 ms)', everywhereMs),
-      row('reference: introspection answered by both, token live', referenceMs),
-      row('revocation request (RFC 7009, until the answer)', requestMs),
+      latencyRow('revocation answer → refused by both others (budget p99 ≤ 50 ms)', everywhereMs),
+      latencyRow('reference: introspection answered by both, token live', referenceMs),
+      latencyRow('revocation request (RFC 7009, until the answer)', requestMs),
     ]);
     ctx.report('revocation propagation budget', [
       {

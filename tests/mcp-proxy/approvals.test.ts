@@ -12,6 +12,17 @@ import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { type Approver, startApprover } from '../support/approver.js';
 import { connectWithApiKey, type ProxyFixture, startHoldingProxyFixture } from './support.js';
 
+/** Resolves with the id of the next approval created for the agent (subscribed at once). */
+function approvalCreated(gateway: ProxyFixture['gateway'], agentId: AgentId): Promise<string> {
+  const events = gateway.runtime.events.subscribe(
+    (event) => event.type === EVENT_TYPES.APPROVAL_CREATED && event.approval.agentId === agentId,
+  );
+  return events.next().then((next) => {
+    events.return?.();
+    return (next.value as { approval: { id: string } }).approval.id;
+  });
+}
+
 describe('MCP proxy: held calls wait for their approval', () => {
   let fixture: ProxyFixture;
   let admin: string;
@@ -125,16 +136,7 @@ describe('MCP proxy: held calls wait for their approval', () => {
   it('expired while waiting: APPROVAL_EXPIRED, never forwarded', async () => {
     const { gateway, upstream, proxyUrl } = fixture;
     const agentId = await gateway.addAgent(gateway.tenant.id);
-    const created = new Promise<string>((resolve) => {
-      const events = gateway.runtime.events.subscribe(
-        (event) =>
-          event.type === EVENT_TYPES.APPROVAL_CREATED && event.approval.agentId === agentId,
-      );
-      events.next().then((next) => {
-        resolve((next.value as { approval: { id: string } }).approval.id);
-        events.return?.();
-      });
-    });
+    const created = approvalCreated(gateway, agentId);
     const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
     const before = upstream.calls.get('echo') ?? 0;
     try {
@@ -166,16 +168,7 @@ describe('MCP proxy: held calls wait for their approval', () => {
   it('killed while held: the call ends with AGENT_REVOKED, never forwarded', async () => {
     const { gateway, upstream, proxyUrl } = fixture;
     const agentId = await gateway.addAgent(gateway.tenant.id);
-    const created = new Promise<string>((resolve) => {
-      const events = gateway.runtime.events.subscribe(
-        (event) =>
-          event.type === EVENT_TYPES.APPROVAL_CREATED && event.approval.agentId === agentId,
-      );
-      events.next().then((next) => {
-        resolve((next.value as { approval: { id: string } }).approval.id);
-        events.return?.();
-      });
-    });
+    const created = approvalCreated(gateway, agentId);
     const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
     const before = upstream.calls.get('echo') ?? 0;
     try {
