@@ -56,6 +56,7 @@ import {
   createEventBus,
   EVENT_TYPES,
   type EventBus,
+  followEvents,
   publishAuditEntries,
 } from '../shared/events/index.js';
 import { PublicUrl } from '../shared/public-url.js';
@@ -492,16 +493,14 @@ function publishOnRevocation(
   publisher: Pick<SnapshotPublisher, 'publishNow'>,
   logger: Logger,
 ): () => Promise<void> {
-  const heard = events.subscribe((event) => event.type === EVENT_TYPES.REVOCATION_COMMITTED);
-  const listening = (async () => {
-    for await (const _event of heard) {
-      publisher.publishNow().catch((error: unknown) => {
-        logger.error({ err: error }, 'configuration snapshot build failed');
-      });
-    }
-  })();
-  return async () => {
-    await heard.return?.();
-    await listening.catch(() => {});
-  };
+  const failed = (error: unknown) =>
+    logger.error({ err: error }, 'configuration snapshot build failed');
+  return followEvents(
+    events,
+    EVENT_TYPES.REVOCATION_COMMITTED,
+    () => {
+      publisher.publishNow().catch(failed);
+    },
+    failed,
+  );
 }

@@ -35,7 +35,7 @@ import { followRevocations } from '../data-plane/remote/revocation-follower.js';
 import { ServingGate } from '../data-plane/remote/serving-gate.js';
 import { registerStreamMetrics } from '../data-plane/remote/stream-metrics.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
-import { EVENT_TYPES, type EventBus } from '../shared/events/index.js';
+import { EVENT_TYPES, type EventBus, followEvents } from '../shared/events/index.js';
 import { asAgentId, asTenantId } from '../shared/ids.js';
 import type { Database } from '../storage/engine/database.js';
 import { readKillDeltasAfter } from '../storage/tables/kill-deltas.js';
@@ -273,21 +273,20 @@ function watchKills(
     guard.readAfterNow().catch((error: unknown) => {
       logger.warn({ err: error, why }, 'kill table read failed');
     });
-  const announced = events.subscribe((event) => event.type === EVENT_TYPES.AGENT_KILL_COMMITTED);
-  const listening = (async () => {
-    for await (const event of announced) {
-      if (event.type === EVENT_TYPES.AGENT_KILL_COMMITTED && event.kill.seq > client.killCursor) {
-        void read('announced');
-      }
-    }
-  })();
+  const stopListening = followEvents(
+    events,
+    EVENT_TYPES.AGENT_KILL_COMMITTED,
+    (event) => {
+      if (event.kill.seq > client.killCursor) void read('announced');
+    },
+    (error) => logger.error({ err: error }, 'kill announcement watch failed'),
+  );
   const timer = setInterval(() => {
     if (client.freshness !== 'live') void read('stream not live');
   }, KILL_POLL_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await announced.return?.();
-    await listening.catch(() => {});
+    await stopListening();
   };
 }

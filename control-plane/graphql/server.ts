@@ -27,7 +27,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { createYoga } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { gatewayError } from '../../shared/errors/index.js';
-import { EVENT_TYPES } from '../../shared/events/index.js';
+import { EVENT_TYPES, followEvents } from '../../shared/events/index.js';
 import type { Caller, GraphQLContext, GraphQLDependencies } from './context.js';
 import { maskError, toGraphQLError } from './errors.js';
 import { useIntrospectionSwitch } from './introspection.js';
@@ -156,20 +156,19 @@ export async function graphqlPlugin(
   const presented = new WeakMap<WebSocket, string | undefined>();
   const socketKeys = new SocketKeys(authenticate);
   const stopRechecks = dependencies.onKeysChanged?.(() => socketKeys.recheck());
-  const revocations = dependencies.events.subscribe(
-    (event) => event.type === EVENT_TYPES.API_KEY_REVOKED,
-  );
-  const closeRevoked = (async () => {
-    for await (const event of revocations) {
-      if (event.type !== EVENT_TYPES.API_KEY_REVOKED) continue;
+  const stopRevocationWatch = followEvents(
+    dependencies.events,
+    EVENT_TYPES.API_KEY_REVOKED,
+    (event) => {
       socketKeys.closeKey(event.apiKey.id);
       // A revocation made by another process: refuse the key here too without waiting for the
       // configuration poll (in the revoking process this coalesces with its own publication).
       dependencies.publisher.publishNow().catch((error: unknown) => {
         logger.warn({ err: error }, 'snapshot after an API key revocation failed');
       });
-    }
-  })().catch((error: unknown) => logger.error({ err: error }, 'API key revocation watch failed'));
+    },
+    (error) => logger.error({ err: error }, 'API key revocation watch failed'),
+  );
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE_BYTES });
   const wsServer = useServer(
     {
@@ -235,8 +234,7 @@ export async function graphqlPlugin(
   app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
     stopRechecks?.();
-    await revocations.return?.();
-    await closeRevoked;
+    await stopRevocationWatch();
     await wsServer.dispose(); // closes every socket (1001 Going away), then the server
   });
 }

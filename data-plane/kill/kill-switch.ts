@@ -20,6 +20,7 @@ import { gatewayError } from '../../shared/errors/index.js';
 import {
   EVENT_TYPES,
   type EventBus,
+  followEvents,
   type GatewayEvent,
   type KillPropagation,
 } from '../../shared/events/index.js';
@@ -268,22 +269,18 @@ export class KillSwitch {
    * returned function is called.
    */
   #collectConfirmations(killId: string, into: Map<string, number>): () => Promise<void> {
-    const subscription = this.#options.events.subscribe(
-      (event) => event.type === EVENT_TYPES.AGENT_KILL_CONFIRMED && event.kill.id === killId,
-    );
     const own = this.#options.processName;
-    const collecting = (async () => {
-      for await (const event of subscription) {
-        if (event.type !== EVENT_TYPES.AGENT_KILL_CONFIRMED) continue;
+    return followEvents(
+      this.#options.events,
+      EVENT_TYPES.AGENT_KILL_CONFIRMED,
+      (event) => {
+        if (event.kill.id !== killId) return;
         const { by, aborted } = event.confirmation;
         // Each report is the data plane's total for this kill: the largest is the latest.
         if (by !== own) into.set(by, Math.max(into.get(by) ?? 0, aborted));
-      }
-    })();
-    return async () => {
-      await subscription.return?.();
-      await collecting.catch(() => {});
-    };
+      },
+      () => {},
+    );
   }
 
   /** Waits for another receiver's AGENT_CHANGED of this agent; its stored answer, or null. */

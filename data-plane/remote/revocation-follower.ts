@@ -12,7 +12,12 @@
 // what it names until the token expires. The snapshot that follows carries the same facts; a
 // missed event (the LISTEN connection lost) costs only the speed, not the revocation.
 import type { Logger } from 'pino';
-import { EVENT_TYPES, type EventBus, type RevocationReference } from '../../shared/events/index.js';
+import {
+  EVENT_TYPES,
+  type EventBus,
+  followEvents,
+  type RevocationReference,
+} from '../../shared/events/index.js';
 import type { StatusListConfig } from '../../shared/snapshot/index.js';
 import type { RevokedTokens } from '../oauth/revocations.js';
 import type { SnapshotStore } from '../store/snapshot-store.js';
@@ -40,7 +45,6 @@ export interface RevocationFollowerOptions {
 /** Follows revocations until the returned function is called (and awaited). */
 export function followRevocations(options: RevocationFollowerOptions): () => Promise<void> {
   const { events, revoked, store, logger } = options;
-  const heard = events.subscribe((event) => event.type === EVENT_TYPES.REVOCATION_COMMITTED);
   const apply = async (tenantId: string, revocation: RevocationReference): Promise<void> => {
     if (revocation.kind === 'access_token') {
       if (typeof revocation.jti !== 'string' || !Number.isFinite(revocation.expiresAt)) return;
@@ -56,21 +60,19 @@ export function followRevocations(options: RevocationFollowerOptions): () => Pro
     }
     options.onApplied?.(revocation.kind);
   };
-  const listening = (async () => {
-    for await (const event of heard) {
-      if (event.type !== EVENT_TYPES.REVOCATION_COMMITTED) continue;
-      // Not awaited: a credential's database read must not delay the tokens heard after it (the
-      // overlay and the set only grow, so the order of application does not matter).
+  return followEvents(
+    events,
+    EVENT_TYPES.REVOCATION_COMMITTED,
+    // Not awaited: a credential's database read must not delay the tokens heard after it (the
+    // overlay and the set only grow, so the order of application does not matter).
+    (event) => {
       void apply(event.tenantId, event.revocation).catch((error: unknown) => {
         logger.warn(
           { err: error, tenantId: event.tenantId, kind: event.revocation?.kind },
           'revocation heard but not applied; the next snapshot carries it',
         );
       });
-    }
-  })();
-  return async () => {
-    await heard.return?.();
-    await listening.catch(() => {});
-  };
+    },
+    (error) => logger.error({ err: error }, 'revocation watch failed'),
+  );
 }

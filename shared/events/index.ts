@@ -13,6 +13,7 @@ export {
   LocalEventTarget,
 } from './event-bus.js';
 export { createEventWaiter, type EventWaiter } from './event-waiter.js';
+export { followEvents, type GatewayEventOf } from './follow-events.js';
 export { mapEvents } from './map-events.js';
 export * from './types.js';
 

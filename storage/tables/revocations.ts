@@ -3,6 +3,7 @@
 // and the unexpired access tokens revoked with it. Tenant-scoped: an id of another tenant reads
 // nothing.
 import { Prisma } from '../../prisma/generated/client/client.js';
+import { isRecord } from '../../shared/json/is-record.js';
 import type { StatusListConfig } from '../../shared/snapshot/index.js';
 import type { Database } from '../engine/database.js';
 
@@ -35,11 +36,10 @@ export async function readCredentialRevocation(
       select: { id: true, expiresAt: true },
     }),
   ]);
-  const signed = list?.credential;
   return {
     statusList:
-      list && signed !== null && typeof signed === 'object' && !Array.isArray(signed)
-        ? { id: list.id, version: list.version, credential: signed as Record<string, unknown> }
+      list && isRecord(list.credential)
+        ? { id: list.id, version: list.version, credential: list.credential }
         : undefined,
     tokens: tokens.map((token) => ({ jti: token.id, expiresAtMs: token.expiresAt.getTime() })),
   };
