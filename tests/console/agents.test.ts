@@ -106,6 +106,8 @@ describeInBrowser('operator console: agents', () => {
       page.locator('label').filter({ hasText: new RegExp(`^${label}$`) });
     await statusFilter('Killed').click();
     await row('alpha-researcher').waitFor({ state: 'detached' });
+    // The list is fetched again: while it loads no row shows, so wait for the answer's row.
+    await row('beta-writer').waitFor();
     expect(await row('beta-writer').count()).toBe(1);
     await statusFilter('All').click();
     await row('alpha-researcher').waitFor();
@@ -114,6 +116,8 @@ describeInBrowser('operator console: agents', () => {
     await page.getByRole('combobox', { name: 'Role' }).click();
     await page.getByRole('option', { name: 'writer' }).click();
     await row('alpha-researcher').waitFor({ state: 'detached' });
+    // The list is fetched again: while it loads no row shows, so wait for the answer's row.
+    await row('beta-writer').waitFor();
     expect(await row('beta-writer').count()).toBe(1);
     await page.getByRole('button', { name: 'Clear the role filter' }).click();
     await row('alpha-researcher').waitFor();
