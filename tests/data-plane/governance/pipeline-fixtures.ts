@@ -13,7 +13,7 @@ import {
   type CompiledTenant,
   compileSnapshot,
 } from '../../../data-plane/store/compiled-snapshot.js';
-import { hashApiKeySecret } from '../../../shared/identity/api-keys.js';
+import { hashApiKeySecret, parseApiKey } from '../../../shared/identity/api-keys.js';
 import { asAgentId, asServerId } from '../../../shared/ids.js';
 import type {
   AgentConfig,
@@ -150,7 +150,7 @@ export function makeAcme(
 }
 
 function apiKey(id: string, key: string, scopes: string[]): TenantConfig['apiKeys'][number] {
-  const [, prefix, secret] = key.split('_') as [string, string, string];
+  const { prefix, secret } = parseApiKey(key) as { prefix: string; secret: string };
   return { id, prefix, secretHash: hashApiKeySecret(secret), scopes, expiresAt: null };
 }
 
