@@ -29,7 +29,7 @@ const TEST_TIMEOUT_MS = 240_000;
 function startQuickstartServer(): { child: ChildProcess; url: Promise<string> } {
   const child = spawn(process.execPath, [join(QUICKSTART, 'server.mjs')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, QUICKSTART_SERVER_PORT: '0' },
+    env: { ...process.env, QUICKSTART_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = (async () => {
@@ -88,7 +88,7 @@ describe('end-to-end smoke: npm start and the quickstart through the MCP proxy',
           ...process.env,
           GATEWAY_URL: url,
           ADMIN_KEY_FILE: adminKeyFile,
-          QUICKSTART_SERVER_URL: serverUrl,
+          QUICKSTART_PORT: new URL(serverUrl).port,
         },
       });
       expect(setup.stdout).toContain('published and pinned svc://quickstart-guard@1.0.0');

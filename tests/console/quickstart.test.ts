@@ -127,7 +127,7 @@ describeInBrowser('the README quickstart', () => {
     const ready = JSON.parse(await gateway.line(/"msg":"ready"/)) as { url: string };
     const url = ready.url;
 
-    const server = run(commands[1]!, REPO_ROOT, { QUICKSTART_SERVER_PORT: '0' });
+    const server = run(commands[1]!, REPO_ROOT, { QUICKSTART_PORT: '0' });
     const serverUrl = (await server.line(/quickstart MCP server: /)).split(': ')[1]!;
 
     // `cat data/admin-api-key`, from the folder holding the data directory.
@@ -136,12 +136,13 @@ describeInBrowser('the README quickstart', () => {
     const adminKey = cat.output[0]!.trim();
     expect(adminKey).toMatch(/^agk_/);
 
-    const env = { ...base, GATEWAY_URL: url, QUICKSTART_SERVER_URL: serverUrl };
+    const env = { ...base, GATEWAY_URL: url, QUICKSTART_PORT: new URL(serverUrl).port };
     const setup = run(commands[3]!, REPO_ROOT, env);
     expect(await setup.exited, setup.output.join('\n')).toBe(0);
     expect(setup.output.join('\n')).toContain('published and pinned svc://quickstart-guard@1.0.0');
 
     const agent = run(commands[4]!, REPO_ROOT, env);
+    await agent.line(/^spawned agent quickstart-agent /);
     await agent.line(/^tools: search_docs, export_customers, send_payment$/);
     await agent.line(/^search_docs: 3 pages mention "expenses"$/);
     await agent.line(/^export_customers: denied NPL_POLICY_BLOCK \(rule no_customer_exports\)$/);

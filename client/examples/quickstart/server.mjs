@@ -4,13 +4,18 @@
 //   node client/examples/quickstart/server.mjs      # http://127.0.0.1:3001/mcp
 //
 // search_docs is harmless, export_customers is what the quickstart policy denies, send_payment above
-// 100 is what it holds for a human. Environment: QUICKSTART_SERVER_PORT (default 3001).
+// 100 is what it holds for a human. Environment: QUICKSTART_PORT (default 3001; 0 picks a free
+// port, printed; setup.mjs registers the port its own QUICKSTART_PORT names).
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
-const port = Number(process.env.QUICKSTART_SERVER_PORT ?? 3001);
+const port = process.env.QUICKSTART_PORT ?? '3001';
+if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
+  console.error(`QUICKSTART_PORT is not a port: ${port}`);
+  process.exit(1);
+}
 
 function buildServer() {
   const server = new McpServer({ name: 'quickstart-tools', version: '1.0.0' });
@@ -49,6 +54,14 @@ const http = createServer(async (request, response) => {
   await transport.handleRequest(request, response);
 });
 
-http.listen(port, '127.0.0.1', () => {
+http.on('error', (error) => {
+  console.error(
+    error.code === 'EADDRINUSE'
+      ? `port ${port} is taken (QUICKSTART_PORT): choose another and give setup.mjs the same`
+      : `cannot listen on 127.0.0.1:${port} (QUICKSTART_PORT): ${error.message}`,
+  );
+  process.exit(1);
+});
+http.listen(Number(port), '127.0.0.1', () => {
   console.log(`quickstart MCP server: http://127.0.0.1:${http.address().port}/mcp`);
 });
