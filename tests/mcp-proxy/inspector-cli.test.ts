@@ -5,14 +5,17 @@
 // Directly against the test upstream it shows what the CLI prints; through /mcp/{serverId} the
 // list must be exactly the agent's permitted
 // tools and a denied call must fail with the reasonCode in its message. The CLI's --header option
-// carries the proxy's credentials: an agents:execute API key and X-Agent-Id.
+// carries the proxy's credentials: an agents:execute API key and X-Agent-Id. The invocation
+// docs/mcp-proxy.md gives is run as written, read from the page, so the page cannot drift.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
+import { REPO_ROOT } from '../support/cli-process.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../support/mcp-upstream.js';
 
@@ -26,11 +29,35 @@ interface InspectorRun {
   readonly stderr: string;
 }
 
+/** The bin starts its CLI with `node` from PATH: our node's directory goes first on PATH. */
+const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH}`;
+
+async function collect(child: ReturnType<typeof spawn>): Promise<InspectorRun> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** The shell block after "**The MCP Inspector CLI**" in docs/mcp-proxy.md. */
+function documentedInvocation(): string {
+  const page = readFileSync(join(REPO_ROOT, 'docs', 'mcp-proxy.md'), 'utf8');
+  const from = page.indexOf('**The MCP Inspector CLI**');
+  const block = /```sh\n([\s\S]*?)```/.exec(page.slice(from))?.[1];
+  if (from < 0 || !block) throw new Error('docs/mcp-proxy.md has no MCP Inspector CLI command');
+  return block;
+}
+
 /**
- * `mcp-inspector-cli --cli <url> --transport http <args…> --header …`, as a user runs it. The bin
- * starts its CLI with `node` from PATH, so our node's directory goes first on PATH. It runs in the
- * bin's own directory: 1.0.3 checks for `../package.json` relative to the working directory but
- * imports it relative to itself.
+ * `mcp-inspector-cli --cli <url> --transport http <args…> --header …`, the bin run directly (no
+ * npx start-up per call). It runs in the bin's own directory: 1.0.3 checks for `../package.json`
+ * relative to the working directory but imports it relative to itself.
  */
 async function inspector(
   url: string,
@@ -51,20 +78,11 @@ async function inspector(
     ],
     {
       cwd: join(INSPECTOR_DIR, 'build'),
-      env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH}` },
+      env: { ...process.env, PATH },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  return collect(child);
 }
 
 /** The JSON document the CLI printed for a successful method. */
@@ -135,27 +153,41 @@ describe('the MCP Inspector CLI through /mcp/{serverId}', () => {
     upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true });
     gateway = await startTestGateway('pglite');
     const tenantId = gateway.tenant.id;
-    await gateway.registerServer({ tenantId, serverId: 'files', url: upstream.url });
-    await gateway.setPolicy(tenantId, { trustedServers: ['files'], blockedTools: ['drop_table'] });
+    await gateway.registerServer({ tenantId, serverId: 'crm', url: upstream.url });
+    await gateway.setPolicy(tenantId, { trustedServers: ['crm'], blockedTools: ['drop_table'] });
     const { id: agentId } = await createAgent(gateway.db, {
       tenantId,
       name: `inspector-${randomBytes(3).toString('hex')}`,
       allowedTools: ['echo', 'read_rows', 'drop_table'],
-      mcpAudiences: ['mcp://files'],
+      mcpAudiences: ['mcp://crm'],
       publicKey: `test-key-${randomBytes(16).toString('hex')}`,
     });
     await gateway.sync();
-    proxyUrl = `${gateway.url}/mcp/files`;
+    proxyUrl = `${gateway.url}/mcp/crm`;
     headers = { Authorization: `Bearer ${gateway.tenant.key}`, 'X-Agent-Id': agentId };
   });
+
   afterAll(async () => {
     await gateway?.close();
     await upstream?.close();
   });
 
-  it("lists exactly the agent's permitted tools, minus those the gateway policy blocks", async () => {
-    const run = await inspector(proxyUrl, ['--method', 'tools/list'], headers);
-    expect(toolNames(run)).toEqual(['echo', 'read_rows']);
+  it("lists exactly the agent's permitted tools, minus those the gateway policy blocks, with the command docs/mcp-proxy.md gives", async () => {
+    // Run as written, from the repository root; npm offline: it finds the package in
+    // this repository's node_modules.
+    const child = spawn('sh', ['-c', documentedInvocation()], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        PATH,
+        npm_config_offline: 'true',
+        GATEWAY_URL: gateway.url,
+        API_KEY: headers.Authorization!.slice('Bearer '.length),
+        AGENT_ID: headers['X-Agent-Id'],
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(toolNames(await collect(child))).toEqual(['echo', 'read_rows']);
   });
 
   it("calls an allowed tool and prints the upstream's result", async () => {
