@@ -177,7 +177,7 @@ describe('the examples, in either order, against one gateway', () => {
 
     await governedTool();
     await setup();
-  });
+  }, 120_000); // a failure guard: six example processes, each starting node and the MCP SDK
 
   it('prints one line naming GATEWAY_URL and exits 1 when nothing listens there', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;

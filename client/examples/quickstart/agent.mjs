@@ -63,17 +63,30 @@ if (agent) {
 
 // 2. Connect as any MCP client would; the provider answers the gateway's 401 by itself.
 const client = new Client({ name: NAME, version: '1.0.0' });
-await client.connect(
-  new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp/quickstart`), {
-    authProvider: new ClientCredentialsProvider({
-      clientId: oauth.clientId,
-      clientSecret: oauth.secret,
-      expectedIssuer: gatewayUrl,
+try {
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp/quickstart`), {
+      authProvider: new ClientCredentialsProvider({
+        clientId: oauth.clientId,
+        clientSecret: oauth.secret,
+        expectedIssuer: gatewayUrl,
+      }),
     }),
-  }),
-);
-const { tools } = await client.listTools();
-console.log(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
+  );
+  const { tools } = await client.listTools();
+  console.log(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
+
+  await call('search_docs', { query: 'expenses' });
+  await call('export_customers', { segment: 'all' });
+  console.log(`send_payment waits for a human: approve it at ${gatewayUrl}/console/approvals`);
+  await call('send_payment', { to: 'acme', amount: 250 });
+} finally {
+  await client.close();
+  // The client's secret was this run's only: retire it (the agent and its approvals stay).
+  await admin.graphql('mutation($id: ID!) { revokeOAuthClient(clientId: $id) { id } }', {
+    id: oauth.clientId,
+  });
+}
 
 async function call(name, args) {
   const started = Date.now();
@@ -105,13 +118,3 @@ async function call(name, args) {
     }
   }
 }
-
-await call('search_docs', { query: 'expenses' });
-await call('export_customers', { segment: 'all' });
-console.log(`send_payment waits for a human: approve it at ${gatewayUrl}/console/approvals`);
-await call('send_payment', { to: 'acme', amount: 250 });
-await client.close();
-// The client's secret was this run's only: retire it (the agent and its approvals stay).
-await admin.graphql('mutation($id: ID!) { revokeOAuthClient(clientId: $id) { id } }', {
-  id: oauth.clientId,
-});
