@@ -14,6 +14,9 @@ export function keyState(key: ApiKey, now = Date.now()): KeyState {
 }
 
 const STATE_COLOR: Record<KeyState, string> = { active: 'teal', expired: 'gray', revoked: 'red' };
+// A badge's label may shrink to an ellipsis (a flex item that hides its overflow); in a table
+// column squeezed by the scopes beside it, the state would read "AC…". It keeps its width.
+const WHOLE_LABEL = { label: { overflow: 'visible' } } as const;
 
 function When({ at, none }: { at: string | null; none: string }) {
   return <Text size="sm">{at ? new Date(at).toLocaleString() : none}</Text>;
@@ -66,7 +69,7 @@ export function KeyTable({
                 <Table.Td>
                   <Group gap={4}>
                     {key.scopes.map((scope) => (
-                      <Badge key={scope} variant="light" tt="none" size="sm">
+                      <Badge key={scope} variant="light" tt="none" size="sm" styles={WHOLE_LABEL}>
                         {scope}
                       </Badge>
                     ))}
@@ -82,7 +85,7 @@ export function KeyTable({
                   <When at={key.lastUsedAt} none="never" />
                 </Table.Td>
                 <Table.Td>
-                  <Badge color={STATE_COLOR[state]} variant="light">
+                  <Badge color={STATE_COLOR[state]} variant="light" styles={WHOLE_LABEL}>
                     {state}
                   </Badge>
                   {key.revokedAt ? (
