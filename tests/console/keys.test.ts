@@ -20,40 +20,18 @@ describeInBrowser('operator console: API keys', () => {
   /** The gateway's only tenants:admin key (the console key lacks that scope). */
   let adminKey: string;
 
-  /** The status of `me` with `key`: 200 while it works, 401 once revoked. */
-  async function statusOf(key: string): Promise<number> {
+  /** A GraphQL request with `key`: its HTTP status and body. */
+  async function graphqlAs(key: string, query: string, variables: Record<string, unknown> = {}) {
     const response = await fetch(`${gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ query: '{ me { apiKeyId } }' }),
+      body: JSON.stringify({ query, variables }),
     });
-    return response.status;
+    return { status: response.status, body: (await response.json()) as { data?: unknown } };
   }
 
-  /** Creates a key in the console (signed in as the console key) and returns its secret. */
-  async function createInConsole(name: string, preset: string): Promise<string> {
-    const { page, errors } = await browser.newPage();
-    await signIn(page, gateway.url, gateway.consoleKey);
-    await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Create an API key' });
-    await dialog.getByLabel('Name').fill(name);
-    await dialog.getByRole('button', { name: preset, exact: true }).click();
-    await dialog.getByRole('button', { name: 'Create key' }).click();
-    const shown = page.getByRole('dialog', { name: 'Key created: copy it now' });
-    await shown.getByText('Shown once').waitFor();
-    const secret = (await shown.getByLabel('New API key').textContent()) ?? '';
-    expect(secret).toMatch(/^agk_/);
-    expect(await shown.getByRole('button', { name: 'Copy API key' }).count()).toBe(1);
-    await shown.getByRole('button', { name: 'I have stored it, close' }).click();
-    await shown.waitFor({ state: 'detached' });
-    // Listed, and the secret is nowhere on the page once the dialog is closed.
-    await page.getByRole('table', { name: 'API keys' }).getByText(name, { exact: true }).waitFor();
-    expect(await page.content()).not.toContain(secret);
-    expect(errors).toEqual([]);
-    await page.context().close();
-    return secret;
-  }
+  /** The status of `me` with `key`: 200 while it works, 401 once revoked. */
+  const statusOf = async (key: string) => (await graphqlAs(key, '{ me { apiKeyId } }')).status;
 
   beforeAll(async () => {
     gateway = await startConsoleGateway();
@@ -92,6 +70,7 @@ describeInBrowser('operator console: API keys', () => {
     await shown.getByText(/it expires /).waitFor();
     const secret = (await shown.getByLabel('New API key').textContent()) ?? '';
     expect(secret).toMatch(/^agk_/);
+    expect(await shown.getByRole('button', { name: 'Copy API key' }).count()).toBe(1);
     await shown.getByRole('button', { name: 'I have stored it, close' }).click();
     await shown.waitFor({ state: 'detached' });
     const row = page.getByRole('row').filter({ hasText: 'approvers' });
@@ -111,7 +90,19 @@ describeInBrowser('operator console: API keys', () => {
   });
 
   it('a kill-only key made in the console kills an agent named by its id', async () => {
-    const secret = await createInConsole('incident-kill', 'Kill only');
+    // An operator makes it in the console with the preset.
+    const operator = await browser.newPage();
+    await signIn(operator.page, gateway.url, gateway.consoleKey);
+    await operator.page.goto(`${gateway.url}/console/keys`);
+    await operator.page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = operator.page.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.getByLabel('Name').fill('incident-kill');
+    await dialog.getByRole('button', { name: 'Kill only', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await operator.page.getByLabel('New API key').textContent()) ?? '';
+    expect(secret).toMatch(/^agk_/);
+    expect(operator.errors).toEqual([]);
+    await operator.context.close();
     const agentId = await gateway.addAgent(gateway.tenant.id);
 
     const { page, errors } = await browser.newPage();
@@ -142,7 +133,12 @@ describeInBrowser('operator console: API keys', () => {
   });
 
   it('revokes a key after a confirmation; the key is refused from then on', async () => {
-    const secret = await createInConsole('temp-reader', 'Auditor');
+    const created = await graphqlAs(
+      gateway.consoleKey,
+      'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }',
+      { input: { name: 'temp-reader', scopes: ['audit:read'] } },
+    );
+    const secret = (created.body.data as { createApiKey: { secret: string } }).createApiKey.secret;
     expect(await statusOf(secret)).toBe(200);
     // A use recorded (the gateway writes uses in batches): the table shows when.
     await gateway.db.prisma.apiKey.updateMany({
