@@ -22,6 +22,21 @@ export const SCOPES = {
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 
+/**
+ * What each scope lets a key do, in one line: the console's API keys screen shows these beside
+ * its scope checkboxes (docs/security.md has the full table of operations per scope).
+ */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = Object.freeze({
+  'agents:execute': 'Inspect tool calls and verify delegation chains: the key an agent runs with.',
+  'agents:manage': 'Spawn, list, read and change agents; issue credentials and OAuth clients.',
+  'agents:kill': 'Kill an agent (the kill switch), by its id or public key.',
+  'policies:manage': 'Change the gateway policy, MCP servers, tool pins and NPL policies.',
+  'approvals:decide': 'See held calls and approve or reject them.',
+  'audit:read': 'Read, verify and export the audit trail; read the overview and the queue.',
+  'keys:manage': 'List, create and revoke API keys of the tenant (up to its own scopes).',
+  'tenants:admin': 'Create tenants and see data planes: gateway administrators.',
+});
+
 export const ALL_SCOPES: readonly Scope[] = Object.freeze(Object.values(SCOPES));
 
 const SCOPE_SET: ReadonlySet<string> = new Set(ALL_SCOPES);

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // Takes the screenshots of docs/console/ (`npm run docs:screenshots`): a real gateway with a
-// little of everything (servers, a pinned policy, agents, allowed, denied and held calls, a kill),
-// each screen in Chromium at a laptop's 1366×820, the approvals screen in the dark scheme too.
+// little of everything (servers, a pinned policy, agents, allowed, denied and held calls, a kill,
+// API keys), each screen in Chromium at a laptop's 1366×820, the approvals screen in the dark
+// scheme too.
 // Not a test: it writes files for the documentation.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -88,6 +89,31 @@ async function main(): Promise<void> {
     'mutation($id: ID!) { killAgent(agentId: $id, reason: "scraping outside its scope") { __typename } }',
     { id: doomed },
   );
+  // Keys people make for others: an approvers' key that expires, a kill-only key, one revoked.
+  const createKey = async (name: string, scopes: string[], expiresAt: string | null = null) => {
+    const data = (await graphql(
+      gateway.url,
+      gateway.consoleKey,
+      'mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } } }',
+      { input: { name, scopes, expiresAt } },
+    )) as { createApiKey: { apiKey: { id: string } } };
+    return data.createApiKey.apiKey.id;
+  };
+  await createKey(
+    'approvers',
+    ['approvals:decide'],
+    new Date(Date.now() + 90 * 86_400_000).toISOString(),
+  );
+  await createKey('incident-kill', ['agents:kill']);
+  const retired = await createKey('old-ci', ['agents:execute']);
+  await graphql(
+    gateway.url,
+    gateway.consoleKey,
+    'mutation($id: ID!) { revokeApiKey(id: $id) { id } }',
+    {
+      id: retired,
+    },
+  );
 
   const browser = await launchConsoleBrowser();
   const shoot = async (
@@ -112,6 +138,7 @@ async function main(): Promise<void> {
   await shoot('audit', 'Audit trail', 'Audit trail');
   await shoot('policies', 'Policies', 'Policies');
   await shoot('servers', 'MCP servers', 'MCP servers');
+  await shoot('keys', 'API keys', 'API keys');
   // The policy editor with a mistake on line 6, shown where it is.
   const editing = await browser.newPage();
   await signIn(editing.page, gateway.url, gateway.consoleKey);

@@ -19,7 +19,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { SCREENS, ScreenView } from './screens.tsx';
+import { homePath, mayOpen, SCREENS, ScreenView } from './screens.tsx';
 import { useSession } from './session/session.tsx';
 
 function ColorSchemeSwitch() {
@@ -88,7 +88,7 @@ export function ConsoleShell() {
               active={location === screen.path || location.startsWith(`${screen.path}/`)}
               onClick={close}
               rightSection={
-                session.hasScope(screen.scope) ? null : (
+                mayOpen(screen, session.hasScope) ? null : (
                   <Badge size="xs" variant="light" color="gray">
                     no scope
                   </Badge>
@@ -107,7 +107,7 @@ export function ConsoleShell() {
               </Route>
             ))}
             <Route>
-              <Redirect to={SCREENS[0]?.path ?? '/'} replace />
+              <Redirect to={homePath(session.hasScope)} replace />
             </Route>
           </Switch>
         </Suspense>

@@ -2,14 +2,15 @@
 // label, scope, place in the navigation; bundled with the shell) and `screen.tsx` (the screen as
 // its default export; its own chunk, loaded when first opened), so adding a screen touches no
 // shared file and the first page loads only the code it shows. The navigation shows every screen
-// and each screen explains a missing scope itself.
+// and each screen explains a missing scope itself; a key lands on the first screen it may open.
 import { type ComponentType, use } from 'react';
 
 export interface ScreenRoute {
   /** Route under /console, e.g. `/approvals`. */
   readonly path: string;
   readonly label: string;
-  readonly scope: string;
+  /** The scope that opens it, or several of which any one is enough. */
+  readonly scope: string | readonly string[];
   /** Position in the navigation (ascending). */
   readonly order: number;
 }
@@ -75,3 +76,16 @@ export const SCREENS: readonly ScreenEntry[] = Object.entries(routes)
     return { ...module.route, loader };
   })
   .sort((a, b) => a.order - b.order);
+
+/** Whether a key may open the screen: it holds its scope (or one of its scopes). */
+export function mayOpen(screen: ScreenRoute, hasScope: (scope: string) => boolean): boolean {
+  return typeof screen.scope === 'string' ? hasScope(screen.scope) : screen.scope.some(hasScope);
+}
+
+/**
+ * Where a key lands after sign-in: the first screen it may open (an approver's key: Approvals,
+ * not an Overview it cannot read); the first screen for a key that may open none.
+ */
+export function homePath(hasScope: (scope: string) => boolean): string {
+  return (SCREENS.find((screen) => mayOpen(screen, hasScope)) ?? SCREENS[0])?.path ?? '/';
+}

@@ -29,7 +29,7 @@ export function RequireScope({
         </span>
       ))}{' '}
       scope, needed to {to}. Sign in with a key that has it (a key with <Code>keys:manage</Code>{' '}
-      creates one with the <Code>createApiKey</Code> mutation).
+      creates one on the API keys screen).
     </Alert>
   );
 }

@@ -102,3 +102,17 @@ export const KillAgentMutation = graphql(
 `,
   [KillAnswerFragment],
 );
+
+/** The kill of a key that cannot read agents: by id or public key, whichever it has. */
+export const KillAgentByIdentifierMutation = graphql(
+  `
+  mutation ConsoleKillAgentByIdentifier($agentId: ID, $publicKey: String, $reason: String!) {
+    killAgent(agentId: $agentId, publicKey: $publicKey, reason: $reason) {
+      agentId
+      publicKey
+      ...KillAnswer
+    }
+  }
+`,
+  [KillAnswerFragment],
+);

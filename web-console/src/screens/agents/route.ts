@@ -4,6 +4,7 @@ import type { ScreenRoute } from '../../screens.tsx';
 export const route: ScreenRoute = {
   path: '/agents',
   label: 'Agents',
-  scope: 'agents:manage',
+  // A kill-only key opens it too: it kills by id or public key (kill-by-identifier.tsx).
+  scope: ['agents:manage', 'agents:kill'],
   order: 20,
 };

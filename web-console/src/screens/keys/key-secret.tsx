@@ -1,0 +1,53 @@
+// A new key's secret, the one time the gateway tells it: with a copy button and a warning. Held
+// only by the create dialog while it is open: closing it drops the secret, and no query can read
+// it back (the gateway keeps a hash).
+import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
+import type { CreatedApiKey } from './queries.ts';
+
+export function KeySecret({ created, onDone }: { created: CreatedApiKey; onDone(): void }) {
+  return (
+    <Stack gap="md">
+      <Alert color="yellow" icon={<IconAlertTriangle size={18} />} title="Shown once">
+        Copy this key now and keep it where it will be used. The gateway stores only a hash of it:
+        when this dialog closes it is gone, and nothing can show it again (a lost key means creating
+        another and revoking this one).
+      </Alert>
+      <Text size="sm">
+        Key <strong>{created.apiKey.name}</strong> was created with{' '}
+        {created.apiKey.scopes.map((scope, i) => (
+          <span key={scope}>
+            {i > 0 ? ', ' : null}
+            <Code>{scope}</Code>
+          </span>
+        ))}
+        {created.apiKey.expiresAt
+          ? `; it expires ${new Date(created.apiKey.expiresAt).toLocaleString()}`
+          : '; it does not expire'}
+        .
+      </Text>
+      <Code
+        block
+        aria-label="New API key"
+        style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}
+      >
+        {created.secret}
+      </Code>
+      <Group justify="space-between">
+        <CopyButton value={created.secret}>
+          {({ copied, copy }) => (
+            <Button
+              variant="light"
+              color={copied ? 'teal' : undefined}
+              leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
+              onClick={copy}
+            >
+              {copied ? 'API key copied' : 'Copy API key'}
+            </Button>
+          )}
+        </CopyButton>
+        <Button onClick={onDone}>I have stored it, close</Button>
+      </Group>
+    </Stack>
+  );
+}
