@@ -177,6 +177,14 @@ export class AuditExportTokenizer {
           }
           if (isWhitespace(b)) break;
           this.sawContent = true;
+          if (b === OPEN_BRACE) {
+            // The console's "Export JSON Lines" file: it lacks the fields the hashes cover
+            // (tenantId, the seal) and holds filtered entries, so it cannot be verified as is.
+            throw this.fail(
+              "found '{' where an export opens with '[': this file is JSON Lines (one entry per line, as the console's Export JSON Lines writes for analysis), not the JSON array of a verifiable export",
+              i,
+            );
+          }
           if (b !== OPEN_BRACKET) {
             throw this.fail(`expected '[' to open the export, found ${describeByte(b)}`, i);
           }
