@@ -145,6 +145,17 @@ describe('agent-gateway start refuses bad configuration with one clear line', ()
     expect(oneErrorLine(result.stderr, 'CONFIG_INVALID')).toContain('AGENT_GATEWAY_PORT');
   });
 
+  it('refuses a split plane without DATABASE_URL, each with its own code', async () => {
+    const env = { AGENT_GATEWAY_PUBLIC_URL: 'https://gw.example', AGENT_GATEWAY_PORT: '0' };
+    const controlPlane = await runCliToEnd(['control-plane'], env);
+    expect(controlPlane.code).toBe(1);
+    const line = oneErrorLine(controlPlane.stderr, 'CONTROL_PLANE_REQUIRES_POSTGRES');
+    expect(line).toMatch(/\(hint: Set DATABASE_URL .*docs\/deployment\.md/);
+    const dataPlane = await runCliToEnd(['data-plane', 'register', '--name', 'dp-1'], env);
+    expect(dataPlane.code).toBe(1);
+    oneErrorLine(dataPlane.stderr, 'DATA_PLANE_REQUIRES_POSTGRES');
+  });
+
   it('rejects a data directory it cannot create (STORAGE_DATA_DIR_UNWRITABLE)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agw-file-'));
     const file = join(dir, 'a-file');
