@@ -19,7 +19,8 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { SCREENS, ScreenView } from './screens.tsx';
+import { NotFound } from './components/not-found.tsx';
+import { SCREENS, type ScreenEntry, ScreenView } from './screens.tsx';
 import { useSession } from './session/session.tsx';
 
 function ColorSchemeSwitch() {
@@ -38,6 +39,15 @@ function ColorSchemeSwitch() {
       </ActionIcon>
     </Tooltip>
   );
+}
+
+// The first screen of the navigation is where /console opens and where a lost user goes back to.
+const home = firstScreen();
+
+function firstScreen(): ScreenEntry {
+  const first = SCREENS[0];
+  if (!first) throw new Error('the console has no screens (web-console/src/screens/*/route.ts)');
+  return first;
 }
 
 export function ConsoleShell() {
@@ -106,8 +116,11 @@ export function ConsoleShell() {
                 <ScreenView loader={screen.loader} />
               </Route>
             ))}
+            <Route path="/">
+              <Redirect to={home.path} replace />
+            </Route>
             <Route>
-              <Redirect to={SCREENS[0]?.path ?? '/'} replace />
+              <NotFound home={home} />
             </Route>
           </Switch>
         </Suspense>
