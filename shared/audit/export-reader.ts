@@ -180,9 +180,11 @@ export class AuditExportTokenizer {
           if (b === OPEN_BRACE) {
             // The console's "Export JSON Lines" file: it lacks the fields the hashes cover
             // (tenantId, the seal) and holds filtered entries, so it cannot be verified as is.
-            throw this.fail(
-              "found '{' where an export opens with '[': this file is JSON Lines (one entry per line, as the console's Export JSON Lines writes for analysis), not the JSON array of a verifiable export",
-              i,
+            const position = this.positionAt(i);
+            throw new AuditExportSyntaxError(
+              `this file is JSON Lines (one entry per line, as the console's Export JSON Lines writes for analysis), not the JSON array of a verifiable export: found '{' at ${formatPosition(position)} where an export opens with '['`,
+              this.index,
+              position,
             );
           }
           if (b !== OPEN_BRACKET) {
