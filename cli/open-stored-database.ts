@@ -58,10 +58,12 @@ async function openDataDir(dir: string, command: string): Promise<Database> {
   if (holder && holder.pid !== process.pid && isProcessAlive(holder.pid)) {
     const serving = typeof holder.url === 'string' ? ` serving ${holder.url}` : '';
     // The hint says what to do: stop that gateway, or share a PostgreSQL database instead.
-    throw gatewayError('STORAGE_DATA_DIR_IN_USE', {
-      dataDir,
-      holder: `process ${holder.pid}${serving}`,
-    });
+    // details.url lets a command name the HTTP route that does its work on that gateway.
+    throw gatewayError(
+      'STORAGE_DATA_DIR_IN_USE',
+      { dataDir, holder: `process ${holder.pid}${serving}` },
+      { details: { dataDir, ...(typeof holder.url === 'string' ? { url: holder.url } : {}) } },
+    );
   }
   return openDatabase({ dataDir, lockOwner: { command } });
 }

@@ -7,12 +7,11 @@ import type { Logger } from 'pino';
 import { ensureDefaultTenant } from '../control-plane/services/bootstrap.js';
 import { gatewayError } from '../shared/errors/index.js';
 import { migrateDatabase } from '../storage/engine/migrations.js';
+import { ADMIN_KEY_FILE } from './admin-key-file.js';
 import type { GatewayConfig } from './config.js';
 import { openMasterKey } from './master-key.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';
 import { writeSecretFile } from './secret-file.js';
-
-export const ADMIN_KEY_FILE = 'admin-api-key';
 
 export type RunningGateway = RunningProcess;
 

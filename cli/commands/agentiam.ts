@@ -53,15 +53,29 @@ export function registerAgentiamCommand(program: Command): void {
     .command('keygen')
     .description('Make an Ed25519 key pair for an agent: a private JWK file and its z6Mk… key.')
     .requiredOption('--out <file>', 'where to write the private key (JWK, created mode 0600)')
+    .option('--force', 'replace the file --out names if it exists (its key is lost)')
     .addHelpText(
       'after',
-      '\nPrints the public key (z6Mk…) to register as the agent publicKey (createAgent).',
+      '\nPrints the public key (z6Mk…) to register as the agent publicKey (createAgent).\n' +
+        'An existing --out file is never replaced without --force: an agent registered with the\n' +
+        'key in it could no longer prove its identity.\n' +
+        'Exit codes: 0 written, 2 usage or I/O error (KEY_FILE_EXISTS: --out exists, nothing written).',
     )
     .exitOverride(exitOnUsage)
-    .action(async (flags: { out: string }) => {
+    .action(async (flags: { out: string; force?: boolean }) => {
       await run(async () => {
         const key = generateEd25519KeyMaterial();
-        await writeSecretFile(flags.out, `${JSON.stringify(toPrivateJwk(key))}\n`);
+        const jwk = `${JSON.stringify(toPrivateJwk(key))}\n`;
+        try {
+          await writeSecretFile(flags.out, jwk, { overwrite: flags.force === true });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          throw new CommandProblem(
+            'KEY_FILE_EXISTS',
+            `${flags.out} already exists; it was left as it was`,
+            'Choose another --out, or pass --force to replace it (the key in it is then lost, and an agent registered with it must be given the new one).',
+          );
+        }
         process.stdout.write(`${key.publicKeyMultibase}\n`);
       });
     });

@@ -1,11 +1,13 @@
 // The work of `audit export` (see audit-export.ts for the command and its contract).
 import { createWriteStream } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, rename, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AUDIT_EXPORT_PATH } from '../../control-plane/routes/audit-export.js';
+import { ADMIN_KEY_FILE } from '../../runtime/admin-key-file.js';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
-import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
+import { formatErrorLine, GatewayError, gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import { openAuditExport } from '../../storage/tables/audit-export.js';
 import { openStoredDatabase } from '../open-stored-database.js';
@@ -66,10 +68,57 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
+    if (error instanceof GatewayError && error.code === 'STORAGE_DATA_DIR_IN_USE') {
+      process.stderr.write(await describeExportOverHttp(error.details, flags.output, { from, to }));
+    }
     return EXIT_FAILED;
   } finally {
     await db?.close().catch(() => {});
   }
+}
+
+/**
+ * A running gateway holds its embedded database: the same export is its HTTP route. Names the
+ * route and a command line that works as printed (the admin key file its first start wrote).
+ */
+async function describeExportOverHttp(
+  details: Readonly<Record<string, unknown>> | undefined,
+  output: string | undefined,
+  slice: { readonly from: Date | undefined; readonly to: Date | undefined },
+): Promise<string> {
+  const base = typeof details?.url === 'string' ? details.url : 'http://<gateway host:port>';
+  const query = new URLSearchParams();
+  if (slice.from) query.set('from', slice.from.toISOString());
+  if (slice.to) query.set('to', slice.to.toISOString());
+  const url = `${base}${AUDIT_EXPORT_PATH}${query.size > 0 ? `?${query}` : ''}`;
+  const keyFile =
+    typeof details?.dataDir === 'string' ? join(details.dataDir, ADMIN_KEY_FILE) : undefined;
+  const haveKeyFile = keyFile !== undefined && (await exists(keyFile));
+  const key = haveKeyFile ? `$(cat ${shellQuote(keyFile)})` : '$AUDITOR_KEY';
+  const file = output ?? 'audit.json';
+  const verify = `agent-gateway audit verify${query.size > 0 ? ' --partial' : ''} ${shellQuote(file)}`;
+  const whose = haveKeyFile
+    ? `with the admin key of tenant "default" that its first start wrote (another tenant's chain needs a key of that tenant)`
+    : 'with an API key of that tenant holding audit:read in AUDITOR_KEY';
+  return [
+    `audit export: export from the running gateway instead: GET ${AUDIT_EXPORT_PATH} returns the chain of the API key's tenant (scope audit:read; docs/audit-storage.md), e.g. ${whose}:`,
+    `  curl -fsS -H "authorization: Bearer ${key}" ${shellQuote(url)} -o ${shellQuote(file)} && ${verify}`,
+    '',
+  ].join('\n');
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Quotes a word for a POSIX shell when it holds anything but plainly safe characters. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -37,9 +37,16 @@ export function requirePublicUrl(
 }
 
 /** Remote data planes write audit entries and approvals to the control plane's database. */
-export function requirePostgres(config: GatewayConfig): void {
+export function requirePostgres(
+  config: GatewayConfig,
+  command: 'control-plane' | 'data-plane',
+): void {
   if (!config.databaseUrl) {
-    throw gatewayError('DATA_PLANE_REQUIRES_POSTGRES');
+    throw gatewayError(
+      command === 'control-plane'
+        ? 'CONTROL_PLANE_REQUIRES_POSTGRES'
+        : 'DATA_PLANE_REQUIRES_POSTGRES',
+    );
   }
 }
 
@@ -47,7 +54,7 @@ async function runControlPlane(): Promise<number> {
   let config: GatewayConfig;
   try {
     config = loadConfig();
-    requirePostgres(config);
+    requirePostgres(config, 'control-plane');
     requirePublicUrl(config, 'control-plane');
   } catch (error) {
     console.error(formatErrorLine(error));

@@ -58,7 +58,7 @@ export function registerDataPlaneCommand(program: Command): void {
 async function runRevoke(options: { name: string }): Promise<number> {
   try {
     const config = loadConfig();
-    requirePostgres(config);
+    requirePostgres(config, 'data-plane');
     const { revokeDataPlane } = await import('../../control-plane/stream/credentials.js');
     const plane = await withMigratedDatabase(config, (db) => revokeDataPlane(db, options.name));
     console.log(
@@ -77,7 +77,7 @@ async function runRevoke(options: { name: string }): Promise<number> {
 async function runRegister(options: { name: string; credentialFile?: string }): Promise<number> {
   try {
     const config = loadConfig();
-    requirePostgres(config);
+    requirePostgres(config, 'data-plane');
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(options.name)) {
       throw gatewayError('CONFIG_INVALID', {
         setting: `--name ${options.name}`,
@@ -117,7 +117,7 @@ async function runDataPlane(options: DataPlaneOptions): Promise<number> {
   let credential: string;
   try {
     config = loadConfig();
-    requirePostgres(config);
+    requirePostgres(config, 'data-plane');
     requirePublicUrl(config, 'data-plane');
     controlPlaneUrl = parseControlPlaneUrl(options.controlPlane);
     credential = await readCredential(options.credentialFile);

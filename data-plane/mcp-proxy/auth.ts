@@ -8,6 +8,9 @@
 // - or, for trusted backends, an `agents:execute` API key and the agent named by `X-Agent-Id`.
 // Every failure is 401 with `WWW-Authenticate: Bearer resource_metadata=…` (RFC 9728 §5.1), so
 // an MCP client discovers the authorization server by itself; a key without the scope is 403.
+// The challenge's `error` follows RFC 6750 §3.1: none when the request carried no bearer
+// credentials (no header, another scheme), `invalid_request` when they are malformed or the key
+// lacks its X-Agent-Id, `invalid_token` when the token itself is refused.
 
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
@@ -20,6 +23,7 @@ import type { ApiKeyAuthenticator } from '../plugins/auth.js';
 /** The client id of tokens the gateway mints for itself (never accepted by the proxy). */
 const GATEWAY_CLIENT_ID = 'gateway';
 const BEARER = /^Bearer ([^\s]+)$/i;
+const BEARER_SCHEME = /^Bearer(\s|$)/i;
 const API_KEY_PREFIX = 'agk_';
 const AGENT_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -51,6 +55,21 @@ export function proxyResource(issuer: string, serverId: string): string {
 /** The RFC 9728 metadata URL of a server's proxy resource. */
 export function resourceMetadataUrl(issuer: string, serverId: string): string {
   return `${issuer}/.well-known/oauth-protected-resource/mcp/${serverId}`;
+}
+
+/** The RFC 6750 §3.1 error code of a refusal; null when the request lacked authentication. */
+type BearerError = 'invalid_request' | 'invalid_token' | null;
+
+/**
+ * The `WWW-Authenticate` value of a proxy 401. A refusal of authenticateCaller says its error
+ * code; any other 401 (an unknown or revoked API key) refused a credential that was presented.
+ */
+export function proxyChallenge(error: GatewayError, issuer: string, serverId: string): string {
+  const stated = error.details?.bearerError;
+  const bearerError: BearerError =
+    stated === null || stated === 'invalid_request' ? stated : 'invalid_token';
+  const metadata = `resource_metadata="${resourceMetadataUrl(issuer, serverId)}"`;
+  return bearerError === null ? `Bearer ${metadata}` : `Bearer error="${bearerError}", ${metadata}`;
 }
 
 /**
@@ -89,17 +108,23 @@ export async function authenticateCaller(
 ): Promise<ProxyCaller> {
   const issuer = deps.issuer();
   const resource = proxyResource(issuer, serverId);
-  const refuse = (problem: string): GatewayError =>
-    gatewayError('MCP_PROXY_UNAUTHORIZED', { resource, problem });
+  const refuse = (problem: string, bearerError: BearerError = 'invalid_token'): GatewayError =>
+    gatewayError('MCP_PROXY_UNAUTHORIZED', { resource, problem }, { details: { bearerError } });
   const token = presented.authorization ? BEARER.exec(presented.authorization)?.[1] : undefined;
-  if (token === undefined) throw refuse('no bearer token was presented');
+  if (token === undefined) {
+    const malformed = BEARER_SCHEME.test(presented.authorization ?? '');
+    throw refuse(
+      malformed ? 'the bearer credentials are malformed' : 'no bearer token was presented',
+      malformed ? 'invalid_request' : null,
+    );
+  }
   // API keys read `agk_…`; access tokens are JWTs (`ey…`). authenticateApiKey() parses the key.
   if (token.startsWith(API_KEY_PREFIX)) {
     // Throws AUTH_INVALID_API_KEY (401) or AUTH_INSUFFICIENT_SCOPE (403); notes the key's use.
     const auth = authenticateApiKey(`Bearer ${token}`, SCOPES.AGENTS_EXECUTE);
     const agentId = presented.agentIdHeader;
     if (agentId === undefined || !AGENT_ID.test(agentId)) {
-      throw refuse('an API key must name its agent in the X-Agent-Id header');
+      throw refuse('an API key must name its agent in the X-Agent-Id header', 'invalid_request');
     }
     return {
       tenantId: auth.tenant.id,

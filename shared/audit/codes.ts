@@ -10,7 +10,7 @@ export const AUDIT_ISSUE_CODES = {
     status: null,
     summary:
       'The export is not a well-formed JSON array of entries: a syntax error, a file that ends early, or data after the closing bracket.',
-    hint: 'A file that ends inside an entry was cut off while it was written: export it again. Otherwise fix the JSON at the reported position.',
+    hint: "A file that ends inside an entry was cut off while it was written: export it again. JSON Lines (the console's Export JSON Lines) is for analysis and carries no chain: verify the output of `agent-gateway audit export`, the console's Verifiable export or GET /api/v1/audit/export (docs/audit-storage.md). Otherwise fix the JSON at the reported position.",
   },
   AUDIT_MISSING_FIELD: {
     status: null,

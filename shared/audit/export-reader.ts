@@ -177,6 +177,16 @@ export class AuditExportTokenizer {
           }
           if (isWhitespace(b)) break;
           this.sawContent = true;
+          if (b === OPEN_BRACE) {
+            // The console's "Export JSON Lines" file: it lacks the fields the hashes cover
+            // (tenantId, the seal) and holds filtered entries, so it cannot be verified as is.
+            const position = this.positionAt(i);
+            throw new AuditExportSyntaxError(
+              `this file is JSON Lines (one entry per line, as the console's Export JSON Lines writes for analysis), not the JSON array of a verifiable export: found '{' at ${formatPosition(position)} where an export opens with '['`,
+              this.index,
+              position,
+            );
+          }
           if (b !== OPEN_BRACKET) {
             throw this.fail(`expected '[' to open the export, found ${describeByte(b)}`, i);
           }

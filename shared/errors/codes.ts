@@ -405,7 +405,15 @@ export const ERROR_CODES = {
     message:
       'separate control-plane and data-plane processes need PostgreSQL (DATABASE_URL is not set)',
     summary: 'Separate control-plane and data-plane processes need a shared PostgreSQL database.',
-    hint: 'Set DATABASE_URL for both processes, or run both planes in one with `agent-gateway start`.',
+    hint: 'Set DATABASE_URL for both processes (docs/deployment.md), or run both planes in one with `agent-gateway start`.',
+  },
+  CONTROL_PLANE_REQUIRES_POSTGRES: {
+    status: null,
+    message:
+      '`agent-gateway control-plane` needs PostgreSQL: DATABASE_URL is not set, and the data planes must share its database',
+    summary:
+      'The control plane of a split deployment was started without DATABASE_URL: its data planes write to its database, which the embedded one cannot share.',
+    hint: 'Set DATABASE_URL to the PostgreSQL database the control plane and its data planes share (docs/deployment.md), or run both planes in one process on the embedded database with `agent-gateway start`.',
   },
   PUBLIC_URL_REQUIRED: {
     status: null,

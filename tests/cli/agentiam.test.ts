@@ -98,6 +98,30 @@ describe('agent-gateway agentiam', () => {
     expect([jwk.kty, jwk.crv]).toEqual(['OKP', 'Ed25519']);
   });
 
+  it('keygen never replaces an existing key file without --force', async () => {
+    const before = await readFile(keyFile, 'utf8');
+    const refused = await runCliToEnd(['agentiam', 'keygen', '--out', keyFile]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toEqual([]);
+    expect(refused.stderr.join('\n')).toBe(
+      `agentiam: KEY_FILE_EXISTS ${keyFile} already exists; it was left as it was (hint: Choose another --out, or pass --force to replace it (the key in it is then lost, and an agent registered with it must be given the new one).)`,
+    );
+    expect(await readFile(keyFile, 'utf8')).toBe(before);
+
+    const replaced = join(dir, 'replaced.jwk');
+    await writeFile(replaced, 'old\n');
+    const forced = await runCliToEnd(['agentiam', 'keygen', '--out', replaced, '--force']);
+    expect(forced.code).toBe(0);
+    const jwk = JSON.parse(await readFile(replaced, 'utf8'));
+    expect(forced.stdout[0]).toMatch(/^z6Mk/);
+    expect(jwk.kty).toBe('OKP');
+    expect((await stat(replaced)).mode & 0o777).toBe(0o600);
+
+    const help = await runCliToEnd(['agentiam', 'keygen', '--help']);
+    expect(help.stdout.join('\n')).toMatch(/--force +replace the file --out names if it exists/);
+    expect(help.stdout.join('\n')).toContain('KEY_FILE_EXISTS');
+  }, 60_000);
+
   it('delegate signs a link a standard verifier accepts and our chain rules accept', async () => {
     const result = await runCliToEnd(delegateArgs(['--ttl', '600']));
     expect(result.code).toBe(0);

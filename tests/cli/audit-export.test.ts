@@ -152,6 +152,10 @@ describe('agent-gateway audit export (embedded database)', () => {
     const line = oneErrorLine(result.stderr.join('\n'), 'STORAGE_DATA_DIR_IN_USE');
     expect(line).toContain(`in use by process ${process.pid} serving http://127.0.0.1:48080`);
     expect(line).toContain('DATABASE_URL');
+    // No admin key file in that directory: the route is named with a key of the operator's.
+    expect(result.stderr).toContain(
+      '  curl -fsS -H "authorization: Bearer $AUDITOR_KEY" http://127.0.0.1:48080/api/v1/audit/export -o audit.json && agent-gateway audit verify audit.json',
+    );
     expect(result.stdout).toEqual([]);
     expect(await readdir(join(busy, 'pgdata'))).toEqual([]);
     expect(JSON.parse(await readFile(join(busy, 'gateway.lock'), 'utf8')).pid).toBe(process.pid);

@@ -132,6 +132,17 @@ describe('audit verify', () => {
     });
   }
 
+  it.concurrent('names JSON Lines as such instead of a cut-off export', async () => {
+    const lines = `${chain.map((entry) => JSON.stringify(entry)).join('\n')}\n`;
+    const run = await runVerify([exportFile('trail.jsonl', lines)]);
+    expect(run.code).toBe(1);
+    const [first, why, hint] = run.stdout.split('\n');
+    expect(first).toBe('FAILED at entry 0 (id unknown): AUDIT_MALFORMED_JSON');
+    expect(why).toContain('this file is JSON Lines');
+    expect(why).not.toContain('cut off');
+    expect(hint).toContain('Verifiable export or GET /api/v1/audit/export');
+  });
+
   it.concurrent('tells reordered from deleted and reports --json failures', async () => {
     const reordered = tampered((e) => [e[0], e[2], e[1], ...e.slice(3)]);
     const run = await runVerify(['--json', exportFile('reordered-json.json', reordered)]);

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.js';
@@ -99,6 +101,23 @@ describe('agent-gateway start on the embedded database', () => {
     expect(line).toContain(String(first.child.pid));
     expect(line).toContain(ready.url as string);
     expect((await get(`${ready.url}/readyz`)).status).toBe(200);
+
+    // `audit export` cannot open the held database: it names the route and a line that works.
+    const exported = await runCliToEnd(['audit', 'export', '--tenant', 'default'], env());
+    expect(exported.code).toBe(1);
+    oneErrorLine(exported.stderr, 'STORAGE_DATA_DIR_IN_USE');
+    expect(exported.stderr.join('\n')).toContain('GET /api/v1/audit/export');
+    const command = exported.stderr.find((line) => line.trimStart().startsWith('curl '));
+    expect(command, exported.stderr.join('\n')).toContain(join(dataDir, 'admin-api-key'));
+    const [curl, verify] = (command as string).trim().split(' && ');
+    expect(verify).toBe('agent-gateway audit verify audit.json');
+    const work = await mkdtemp(join(tmpdir(), 'agw-export-'));
+    await promisify(execFile)('/bin/sh', ['-c', curl as string], { cwd: work });
+    const verified = await runCliToEnd(['audit', 'verify', join(work, 'audit.json')]);
+    await rm(work, { recursive: true, force: true });
+    expect(verified.code, verified.stdout.join('\n')).toBe(0);
+    expect(verified.stdout[0]).toMatch(/^OK: \d+ entries verified/);
+
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
   }, 90_000);
@@ -124,6 +143,17 @@ describe('agent-gateway start refuses bad configuration with one clear line', ()
     const result = await runCliToEnd(['start'], { AGENT_GATEWAY_PORT: 'eighty' });
     expect(result.code).toBe(1);
     expect(oneErrorLine(result.stderr, 'CONFIG_INVALID')).toContain('AGENT_GATEWAY_PORT');
+  });
+
+  it('refuses a split plane without DATABASE_URL, each with its own code', async () => {
+    const env = { AGENT_GATEWAY_PUBLIC_URL: 'https://gw.example', AGENT_GATEWAY_PORT: '0' };
+    const controlPlane = await runCliToEnd(['control-plane'], env);
+    expect(controlPlane.code).toBe(1);
+    const line = oneErrorLine(controlPlane.stderr, 'CONTROL_PLANE_REQUIRES_POSTGRES');
+    expect(line).toMatch(/\(hint: Set DATABASE_URL .*docs\/deployment\.md/);
+    const dataPlane = await runCliToEnd(['data-plane', 'register', '--name', 'dp-1'], env);
+    expect(dataPlane.code).toBe(1);
+    oneErrorLine(dataPlane.stderr, 'DATA_PLANE_REQUIRES_POSTGRES');
   });
 
   it('rejects a data directory it cannot create (STORAGE_DATA_DIR_UNWRITABLE)', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.js';
 import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
+import { runCliToEnd } from '../support/cli-process.js';
 import { inspectBody } from '../support/gateway.js';
 import {
   type ConsoleBrowser,
@@ -153,6 +154,10 @@ describeInBrowser('operator console: audit trail', () => {
     expect(exported.map((entry) => Number(entry.seq))).toEqual(
       exported.map((_, index) => index + 1),
     );
+    // An operator who runs it through `audit verify` is told what the file is, not "cut off".
+    const verified = await runCliToEnd(['audit', 'verify', path]);
+    expect(verified.code).toBe(1);
+    expect(verified.stdout[1]).toContain('this file is JSON Lines');
 
     // The verifiable export is the gateway's own: the whole chain, which our verifier accepts.
     const [verifiable] = await Promise.all([

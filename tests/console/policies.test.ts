@@ -208,4 +208,41 @@ describeInBrowser('operator console: policies', () => {
     expect(await wait.getAttribute('aria-invalid')).toBe('true');
     expect(errors).toEqual([]);
   });
+
+  it('suggests the registered server ids as trusted servers and warns about an unregistered one', async () => {
+    await gateway.registerServer({
+      tenantId: gateway.tenant.id,
+      serverId: 'crm',
+      url: 'http://127.0.0.1:9/crm',
+    });
+    await gateway.setPolicy(gateway.tenant.id, { trustedServers: [] });
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openPolicies(page);
+    await page.getByRole('tab', { name: 'Gateway policy' }).click();
+    const trusted = page.getByRole('combobox', { name: 'Trusted servers' });
+    await trusted.click();
+    await page.getByRole('option', { name: 'crm', exact: true }).click();
+    // A typo is stored (a server may be registered after it is trusted), with a warning.
+    await trusted.fill('cmr');
+    await trusted.press('Enter');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved with a warning').waitFor();
+    const warning = page.getByRole('status').filter({ hasText: 'Saved, with a warning' });
+    await warning.getByText('trustedServers[1]: no MCP server "cmr" is registered').waitFor();
+    expect(await warning.textContent()).toContain('registered: crm');
+    const policy = await gateway.db.query<{ trustedServers: string[] }>(
+      'select "trustedServers" from gateway_policies where "tenantId" = $1',
+      [gateway.tenant.id],
+    );
+    expect(policy[0]?.trustedServers).toEqual(['crm', 'cmr']);
+
+    // Removing the typo (Backspace takes the last pill) clears the warning; saving stores none.
+    await trusted.press('Backspace');
+    await warning.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The gateway policy is published.').waitFor();
+    expect(await page.getByText('Saved, with a warning').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
 });

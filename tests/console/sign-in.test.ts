@@ -1,6 +1,6 @@
 // The console as served by the gateway: strict CSP and no inline script, immutable hashed assets,
-// the SPA's routes, sign-in with an API key (Enter submits; kept in sessionStorage only) and
-// sign-out, in Chromium against a real gateway.
+// the SPA's routes (an unknown one says so and links home), sign-in with an API key (Enter
+// submits; kept in sessionStorage only) and sign-out, in Chromium against a real gateway.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   type ConsoleBrowser,
@@ -75,6 +75,20 @@ describeInBrowser('operator console: serving and sign-in', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain('agk_');
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a not-found page with a link home at a path no screen has, and opens /console on Overview', async () => {
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await page.waitForURL(`${gateway.url}/console/overview`);
+    await page.goto(`${gateway.url}/console/nowhere`);
+    await page.getByRole('heading', { name: 'Page not found', level: 2 }).waitFor();
+    await page.getByText('The console has no page at /console/nowhere.').waitFor();
+    expect(page.url()).toBe(`${gateway.url}/console/nowhere`);
+    await page.getByRole('link', { name: 'Go to Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 2 }).waitFor();
+    expect(page.url()).toBe(`${gateway.url}/console/overview`);
     expect(errors).toEqual([]);
   });
 

@@ -179,6 +179,12 @@ describe('POST /api/v1/public/compliance/validate/batch over HTTP', () => {
       policyUri: 'svc://tenant-private@1.0.0',
       errors: [{ code: 'invalid_uri', path: '$' }],
     });
+    // A tenant's published version is not "unpublished": the answer says what this endpoint reads.
+    expect(unknown.errors[0].message).toBe(
+      'svc://tenant-private@1.0.0 is not a bundled policy: this public endpoint reads no tenant data, so it resolves only the bundled reference policies (svc://nato-prou-strict-financial@1.0.0, svc://eu-ai-act-art5-prohibited@1.0.0), not the versions a tenant publishes',
+    );
+    expect(unknown.errors[0].hint).toContain('docs/compliance-batch.md');
+    expect(unknown.decisions[0].reason).toContain('resolves only the bundled reference policies');
     expect(unknown.contentHash).toBeUndefined();
     for (const d of [...unknown.decisions, ...unpinned.decisions]) {
       expect(d).toMatchObject({

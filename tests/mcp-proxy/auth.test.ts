@@ -79,11 +79,18 @@ describeEachDatabase('MCP proxy authentication', (kind) => {
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   /** A 401 of the proxy: the RFC 9728 challenge and the JSON-RPC error body. */
-  const expectChallenge = (answer: RawAnswer, reasonCode = 'MCP_PROXY_UNAUTHORIZED') => {
+  /** A 401 of the proxy; `error` is the challenge's RFC 6750 §3.1 code, null for none. */
+  const expectChallenge = (
+    answer: RawAnswer,
+    reasonCode = 'MCP_PROXY_UNAUTHORIZED',
+    error: 'invalid_token' | 'invalid_request' | null = 'invalid_token',
+  ) => {
     expectRefusal(answer, 401, reasonCode);
-    const challenge = answer.headers.get('www-authenticate') ?? '';
-    expect(challenge).toMatch(/^Bearer /);
-    expect(challenge).toContain(`resource_metadata="${metadataUrl}"`);
+    expect(answer.headers.get('www-authenticate')).toBe(
+      error === null
+        ? `Bearer resource_metadata="${metadataUrl}"`
+        : `Bearer error="${error}", resource_metadata="${metadataUrl}"`,
+    );
   };
 
   beforeAll(async () => {
@@ -108,14 +115,21 @@ describeEachDatabase('MCP proxy authentication', (kind) => {
           method,
           ...(method === 'POST' ? { body: initializeMessage() } : {}),
         });
-        expectChallenge(answer);
+        // RFC 6750 §3.1: a request without authentication gets no error code.
+        expectChallenge(answer, 'MCP_PROXY_UNAUTHORIZED', null);
       }
-      for (const authorization of ['Basic abc', 'Bearer', 'Bearer a b', 'bearer not-a-token']) {
+      const presented = [
+        ['Basic abc', null],
+        ['Bearer', 'invalid_request'],
+        ['Bearer a b', 'invalid_request'],
+        ['bearer not-a-token', 'invalid_token'],
+      ] as const;
+      for (const [authorization, error] of presented) {
         const answer = await mcpFetch(proxyUrl, {
           body: initializeMessage(),
           headers: { authorization },
         });
-        expectChallenge(answer);
+        expectChallenge(answer, 'MCP_PROXY_UNAUTHORIZED', error);
       }
       expect(seen(upstream)).toEqual(before);
     });
@@ -144,13 +158,13 @@ describeEachDatabase('MCP proxy authentication', (kind) => {
         body: initializeMessage(),
         headers: { authorization: `Bearer ${gateway.tenant.key}` },
       });
-      expectChallenge(noAgent);
+      expectChallenge(noAgent, 'MCP_PROXY_UNAUTHORIZED', 'invalid_request');
       expect(noAgent.body.error.message).toContain('X-Agent-Id');
       const badAgent = await mcpFetch(proxyUrl, {
         body: initializeMessage(),
         headers: { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': 'a b/c' },
       });
-      expectChallenge(badAgent);
+      expectChallenge(badAgent, 'MCP_PROXY_UNAUTHORIZED', 'invalid_request');
       const unknownKey = await mcpFetch(proxyUrl, {
         body: initializeMessage(),
         headers: apiKeyHeaders(`${gateway.tenant.key.slice(0, -4)}0000`, gateway.tenant.agentId),

@@ -19,7 +19,8 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconLogout, IconMoon, IconSun } from '@tabler/icons-react';
 import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { homePath, mayOpen, SCREENS, ScreenView } from './screens.tsx';
+import { NotFound } from './components/not-found.tsx';
+import { homeScreen, mayOpen, SCREENS, ScreenView } from './screens.tsx';
 import { useSession } from './session/session.tsx';
 
 function ColorSchemeSwitch() {
@@ -42,6 +43,8 @@ function ColorSchemeSwitch() {
 
 export function ConsoleShell() {
   const session = useSession();
+  // Where /console opens and where a lost user goes back to: the first screen the key may open.
+  const home = homeScreen(session.hasScope);
   const [opened, { toggle, close }] = useDisclosure();
   const [location] = useLocation();
   const tenant = session.viewer.tenant;
@@ -106,8 +109,11 @@ export function ConsoleShell() {
                 <ScreenView loader={screen.loader} />
               </Route>
             ))}
+            <Route path="/">
+              <Redirect to={home.path} replace />
+            </Route>
             <Route>
-              <Redirect to={homePath(session.hasScope)} replace />
+              <NotFound home={home} />
             </Route>
           </Switch>
         </Suspense>

@@ -86,6 +86,8 @@ export function mayOpen(screen: ScreenRoute, hasScope: (scope: string) => boolea
  * Where a key lands after sign-in: the first screen it may open (an approver's key: Approvals,
  * not an Overview it cannot read); the first screen for a key that may open none.
  */
-export function homePath(hasScope: (scope: string) => boolean): string {
-  return (SCREENS.find((screen) => mayOpen(screen, hasScope)) ?? SCREENS[0])?.path ?? '/';
+export function homeScreen(hasScope: (scope: string) => boolean): ScreenEntry {
+  const home = SCREENS.find((screen) => mayOpen(screen, hasScope)) ?? SCREENS[0];
+  if (!home) throw new Error('the console has no screens (web-console/src/screens/*/route.ts)');
+  return home;
 }

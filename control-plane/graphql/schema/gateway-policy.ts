@@ -18,6 +18,10 @@ import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
 import { publishChange } from '../mutations.js';
 import { GatewayPolicyValidationError } from './errors.js';
+import { type MutationWarning, MutationWarningRef } from './mutation-warning.js';
+
+/** The warnings of a stored change, keyed by the policy row the mutation answers. */
+const warningsOfUpdate = new WeakMap<object, readonly MutationWarning[]>();
 
 interface GraphQLShape {
   readonly type: 'Boolean' | 'Int' | 'String' | ['String'];
@@ -103,11 +107,23 @@ builder.mutationField('updateGatewayPolicy', (t) =>
     authScopes: { scope: SCOPES.POLICIES_MANAGE },
     description:
       'Changes any subset of the gateway policy. An invalid change is answered as ' +
-      'GatewayPolicyValidationError listing every wrong field, and nothing is stored.',
+      'GatewayPolicyValidationError listing every wrong field, and nothing is stored. A valid ' +
+      'change is stored and published, with warnings about what was most likely not meant.',
     errors: {
       types: [GatewayPolicyValidationError],
       union: { description: 'The updated policy, or why the change was refused.' },
-      result: { description: 'The change was stored and published.' },
+      result: {
+        description: 'The change was stored and published.',
+        fields: (t) => ({
+          warnings: t.field({
+            type: [MutationWarningRef],
+            description:
+              'What was noticed about the change, e.g. TRUSTED_SERVER_NOT_REGISTERED for a ' +
+              'trusted server id no registered MCP server has. Empty when there is nothing.',
+            resolve: (policy) => [...(warningsOfUpdate.get(policy) ?? [])],
+          }),
+        }),
+      },
       dataField: { description: 'The policy after the change.' },
     },
     args: {
@@ -124,16 +140,18 @@ builder.mutationField('updateGatewayPolicy', (t) =>
       const issues = gatewayPolicyPatchIssues(patch);
       if (issues.length > 0) throw new GatewayPolicyValidationError(issues);
       const tenantId = context.caller.tenantId;
-      await updateGatewayPolicyAsOperator(context, {
+      const warnings = await updateGatewayPolicyAsOperator(context, {
         tenantId,
         actor: actorOf(context.caller),
         patch,
       });
       await publishChange(context);
-      return context.db.prisma.gatewayPolicy.findUniqueOrThrow({
+      const policy = await context.db.prisma.gatewayPolicy.findUniqueOrThrow({
         ...selectingSomeColumn(query),
         where: { tenantId },
       });
+      warningsOfUpdate.set(policy, warnings);
+      return policy;
     },
   }),
 );

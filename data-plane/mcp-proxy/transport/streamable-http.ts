@@ -30,7 +30,7 @@ import {
 import { MAX_DEPTH, MAX_NODES } from '../../governance/request.js';
 import { withinJsonBounds } from '../../json-bounds.js';
 import { refusedAgent } from '../../refusal-subjects.js';
-import { authenticateCaller, type ProxyCaller, resourceMetadataUrl } from '../auth.js';
+import { authenticateCaller, type ProxyCaller, proxyChallenge } from '../auth.js';
 import type { McpProxy } from '../proxy.js';
 import type { ProxySession } from '../sessions.js';
 import { type JsonRpcMessage, type JsonRpcRequestMessage, kindOf } from './messages.js';
@@ -372,10 +372,7 @@ function sendTransportError(
   const code = error.code as ErrorCode;
   const status = ERROR_CODES[code]?.status ?? 500;
   if (status === 401) {
-    reply.header(
-      'www-authenticate',
-      `Bearer error="invalid_token", resource_metadata="${resourceMetadataUrl(issuer, serverId)}"`,
-    );
+    reply.header('www-authenticate', proxyChallenge(error, issuer, serverId));
   }
   if (status === 429) reply.header('retry-after', '1');
   const rpcCode =

@@ -72,6 +72,8 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
     bundled.set(compiled.uri, { compiled, cost: estimatePolicyCost(policy) });
   }
 
+  const bundledUris = [...bundled.keys()].join(', ');
+
   function resolvePin(item: BatchItem, uri: string): Resolved {
     try {
       const entry = registry.resolveNow(uri);
@@ -80,13 +82,24 @@ export function createBatchValidator(limits: ComplianceLimits): BatchValidator {
       throw new Error(`bundled policy ${entry.uri} was not compiled`);
     } catch (error) {
       const nplError = error as NplError;
+      // The registry's own words ("no policy is published as …") would contradict a user who
+      // has just published that version: this endpoint never sees a tenant's registry.
+      const issues =
+        nplError.code === 'NPL_REGISTRY_NOT_FOUND'
+          ? nplError.issues.map((issue) => ({
+              ...issue,
+              message: `${uri} is not a bundled policy: this public endpoint reads no tenant data, so it resolves only the bundled reference policies (${bundledUris}), not the versions a tenant publishes`,
+              hint: 'send the document inline as `policy` (a published version\'s text is nplPolicyVersion.source in GraphQL); docs/compliance-batch.md, "Pins"',
+            }))
+          : nplError.issues;
+      const reason = issues[0]?.message ?? nplError.message;
       // Fail closed, as enforcement does for a pin it cannot resolve.
       return {
         item,
-        compiled: buildFailClosedPolicy(uri, `${nplError.code}: ${nplError.message}`),
+        compiled: buildFailClosedPolicy(uri, `${nplError.code}: ${reason}`),
         cost: FREE,
         error: nplError.code,
-        issues: nplError.issues,
+        issues,
         warnings: [],
       };
     }

@@ -121,12 +121,27 @@ describeEachDatabase('GraphQL API', (kind) => {
     expect((await gw.inspect(inspectBody(agentId))).body.reasonCode).toBe(
       'MCP_SERVER_NOT_WHITELISTED',
     );
-    const update = await q(
-      `mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) {
-        __typename ... on MutationUpdateGatewayPolicySuccess { data { trustedServers } } } }`,
-      { i: { trustedServers: ['files'] } },
-    );
+    const trust = (trustedServers: string[]) =>
+      q(
+        `mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) {
+        __typename ... on MutationUpdateGatewayPolicySuccess {
+          data { trustedServers } warnings { code field message } } } }`,
+        { i: { trustedServers } },
+      );
+    // A trusted id no registered server has is stored, with a warning that names it.
+    const typo = (await trust(['files', 'fiels'])).data?.updateGatewayPolicy;
+    expect(typo.data.trustedServers).toEqual(['files', 'fiels']);
+    expect(typo.warnings).toEqual([
+      {
+        code: 'TRUSTED_SERVER_NOT_REGISTERED',
+        field: 'trustedServers[1]',
+        message:
+          'no MCP server "fiels" is registered in this tenant (registered: files): the entry is stored, and calls reach a server under this id only once one is registered (registerMcpServer)',
+      },
+    ]);
+    const update = await trust(['files']);
     expect(update.data?.updateGatewayPolicy.data.trustedServers).toEqual(['files']);
+    expect(update.data?.updateGatewayPolicy.warnings).toEqual([]);
     const allowed = await gw.inspect(inspectBody(agentId));
     expect(allowed.status).toBe(200);
     expect(allowed.body.decision).toBe('allow');

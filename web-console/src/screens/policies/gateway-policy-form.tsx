@@ -1,6 +1,8 @@
 // The gateway policy tab: every check inspect applies before NPL, as a form. Save sends the
 // changed fields to updateGatewayPolicy; the API's field issues (GatewayPolicyValidationError, or
-// a REQUEST_INVALID error's extensions.issues) appear under the field they name.
+// a REQUEST_INVALID error's extensions.issues) appear under the field they name, and so do the
+// warnings of a stored change (a trusted server id no registered server has) until it is edited.
+// Trusted servers suggests the registered server ids, as the spawn drawer does for audiences.
 import {
   Alert,
   Button,
@@ -21,6 +23,7 @@ import { IconDeviceFloppy } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
+import { McpServerIdsQuery } from '../agents/operations.ts';
 import {
   CHOICES,
   changedFields,
@@ -33,11 +36,18 @@ import { GatewayPolicyQuery, UpdateGatewayPolicyMutation } from './operations.ts
 
 type FieldErrors = Partial<Record<string, string>>;
 
-function collectIssues(issues: readonly { field: string; message: string }[]): FieldErrors {
+/** Issues (or warnings) by the form field they concern; null `field` concerns the whole form. */
+function collectIssues(
+  issues: readonly { field: string | null; message: string }[],
+  whole = '',
+): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
-    const field = formFieldOf(issue.field);
-    const text = issue.field === field ? issue.message : `${issue.field}: ${issue.message}`;
+    const field = issue.field === null ? whole : formFieldOf(issue.field);
+    const text =
+      issue.field === null || issue.field === field
+        ? issue.message
+        : `${issue.field}: ${issue.message}`;
     errors[field] = errors[field] ? `${errors[field]}; ${text}` : text;
   }
   return errors;
@@ -56,7 +66,10 @@ export function GatewayPolicyTab() {
   const [stored, setStored] = useState<GatewayPolicyForm | null>(null);
   const [form, setForm] = useState<GatewayPolicyForm | null>(null);
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [warnings, setWarnings] = useState<FieldErrors>({});
   const [refusal, setRefusal] = useState<string | null>(null);
+  const [servers] = useQuery({ query: McpServerIdsQuery });
+  const serverIds = (servers.data?.mcpServers ?? []).map((server) => server.serverId);
 
   const policy = result.data?.gatewayPolicy;
   useEffect(() => {
@@ -72,6 +85,7 @@ export function GatewayPolicyTab() {
   const set = <F extends EditableField>(field: F, value: GatewayPolicyForm[F]) => {
     setForm((current) => (current ? { ...current, [field]: value } : current));
     setErrors((current) => ({ ...current, [field]: undefined }));
+    setWarnings((current) => ({ ...current, [field]: undefined }));
   };
   const input = changedFields(stored, form);
   const dirty = Object.keys(input).length > 0;
@@ -92,29 +106,56 @@ export function GatewayPolicyTab() {
     }
     if (data?.__typename === 'MutationUpdateGatewayPolicySuccess') {
       setErrors({});
+      setWarnings(collectIssues(data.warnings));
       setRefusal(null);
       const value = formOf(data.data);
       setStored(value);
       setForm(value);
+      const count = data.warnings.length;
       notifications.show({
-        color: 'green',
-        title: 'Saved',
-        message: 'The gateway policy is published.',
+        color: count > 0 ? 'yellow' : 'green',
+        title:
+          count > 0 ? `Saved with ${count === 1 ? 'a warning' : `${count} warnings`}` : 'Saved',
+        message:
+          count > 0
+            ? 'The gateway policy is published; the warnings are under their fields.'
+            : 'The gateway policy is published.',
       });
       reexecute({ requestPolicy: 'network-only' });
     }
   };
 
-  const list = (field: EditableField & keyof typeof form, label: string, description: string) => (
-    <TagsInput
-      label={label}
-      description={description}
-      value={form[field] as string[]}
-      onChange={(value) => set(field, value as never)}
-      error={errors[field]}
-      clearable
-    />
-  );
+  // Fields whose warnings appear under them; the others (and form-wide ones) above Save. Filled
+  // as the JSX below is built, which calls list() before it reaches the Save row.
+  const warnedInPlace = new Set<string>();
+  const list = (
+    field: EditableField & keyof typeof form,
+    label: string,
+    description: string,
+    suggestions: readonly string[] = [],
+  ) => {
+    warnedInPlace.add(field);
+    return (
+      <Stack gap={4}>
+        <TagsInput
+          label={label}
+          description={description}
+          data={[...suggestions]}
+          value={form[field] as string[]}
+          onChange={(value) => set(field, value as never)}
+          error={errors[field]}
+          clearable
+        />
+        {warnings[field] ? (
+          <Alert color="yellow" variant="light" role="status" title="Saved, with a warning">
+            {warnings[field]}
+          </Alert>
+        ) : null}
+      </Stack>
+    );
+  };
+  const otherWarnings = () =>
+    Object.entries(warnings).filter(([field, text]) => text && !warnedInPlace.has(field));
   const toggle = (field: EditableField, label: string, description: string) => (
     <Switch
       label={label}
@@ -168,7 +209,8 @@ export function GatewayPolicyTab() {
             {list(
               'trustedServers',
               'Trusted servers',
-              'Server ids agents may reach; any other is denied.',
+              'Ids of registered MCP servers agents may reach; any other is denied.',
+              serverIds,
             )}
             {list(
               'blockedMethods',
@@ -264,6 +306,17 @@ export function GatewayPolicyTab() {
             )}
           </SimpleGrid>
         </Fieldset>
+        {otherWarnings().map(([field, text]) => (
+          <Alert
+            key={field}
+            color="yellow"
+            variant="light"
+            role="status"
+            title="Saved, with a warning"
+          >
+            {field ? `${field}: ${text}` : text}
+          </Alert>
+        ))}
         {refusal ? (
           <Alert color="red" title="The gateway refused this change" role="alert">
             {refusal}
@@ -287,6 +340,7 @@ export function GatewayPolicyTab() {
             onClick={() => {
               setForm(stored);
               setErrors({});
+              setWarnings({});
               setRefusal(null);
             }}
           >

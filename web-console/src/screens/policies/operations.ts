@@ -120,6 +120,11 @@ export const UpdateGatewayPolicyMutation = graphql(
         data {
           ...GatewayPolicyFields
         }
+        warnings {
+          code
+          field
+          message
+        }
       }
       ... on GatewayPolicyValidationError {
         code
