@@ -88,7 +88,7 @@ export function ConsoleShell() {
               active={location === screen.path || location.startsWith(`${screen.path}/`)}
               onClick={close}
               rightSection={
-                session.hasScope(screen.scope) ? null : (
+                !screen.scope || session.hasScope(screen.scope) ? null : (
                   <Badge size="xs" variant="light" color="gray">
                     no scope
                   </Badge>

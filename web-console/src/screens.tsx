@@ -9,7 +9,8 @@ export interface ScreenRoute {
   /** Route under /console, e.g. `/approvals`. */
   readonly path: string;
   readonly label: string;
-  readonly scope: string;
+  /** The scope the screen is about; none for a screen any key may use (GraphiQL). */
+  readonly scope?: string;
   /** Position in the navigation (ascending). */
   readonly order: number;
 }
