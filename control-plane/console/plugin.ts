@@ -12,6 +12,8 @@ import { findPackageRoot } from '../../shared/package-root.js';
 import { type ConsoleBuild, gzipOf, loadConsoleBuild } from './assets.js';
 
 export const CONSOLE_PATH = '/console';
+/** The console's GraphiQL screen (web-console/src/screens/graphiql/), where /graphql sends browsers. */
+export const GRAPHIQL_PATH = `${CONSOLE_PATH}/graphiql`;
 
 export interface ConsolePluginOptions {
   /** The built console; default: web-console/dist of the installed package. */

@@ -1,4 +1,5 @@
 // The GraphQL API at /graphql (GET and POST): graphql-yoga inside Fastify, over the Pothos schema.
+// A browser opening /graphql as a page is redirected to the console's GraphiQL (browser-page.ts).
 // Per request: the API key authenticated once, before GraphQL (401 without a valid one), CSRF
 // prevention (a simple request must carry a custom header), depth and cost limits checked at
 // validation, introspection for authenticated keys unless switched off (introspection.ts), and
@@ -28,6 +29,8 @@ import { createYoga } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, followEvents } from '../../shared/events/index.js';
+import { GRAPHIQL_PATH } from '../console/plugin.js';
+import { isPageRequest, searchOf } from './browser-page.js';
 import type { Caller, GraphQLContext, GraphQLDependencies } from './context.js';
 import { maskError, toGraphQLError } from './errors.js';
 import { useIntrospectionSwitch } from './introspection.js';
@@ -102,9 +105,15 @@ export async function graphqlPlugin(
     }),
   });
 
-  // Authenticated before GraphQL runs, so a request without a valid key costs no parsing.
+  // Authenticated before GraphQL runs, so a request without a valid key costs no parsing. A
+  // browser has no key to send: it is sent to the console, which asks for one.
   const callers = new WeakMap<FastifyRequest, Caller>();
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
+    if (isPageRequest(req.method, req.headers.accept)) {
+      return reply
+        .headers({ vary: 'accept', 'cache-control': 'no-store' })
+        .redirect(`${GRAPHIQL_PATH}${searchOf(req.url)}`, 303);
+    }
     callers.set(req, authenticate(req.headers.authorization));
   });
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -134,6 +143,15 @@ export async function graphqlPlugin(
         ...routeSchema,
         operationId: 'queryGraphQL',
         summary: 'GraphQL API of the control plane: a query in the URL',
+        response: {
+          ...routeSchema.response,
+          303: {
+            description:
+              'A browser opening the page (Accept names text/html and no JSON type): to the ' +
+              "console's GraphiQL at /console/graphiql, with the same query string.",
+            type: 'null',
+          },
+        },
       },
     },
     handler,

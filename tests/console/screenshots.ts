@@ -160,6 +160,24 @@ async function main(): Promise<void> {
   console.log('wrote docs/console/policy-editor.png');
   await editing.context.close();
 
+  // GraphiQL as a link to /graphql opens it, with the query run.
+  const ide = await browser.newPage();
+  await signIn(ide.page, gateway.url, gateway.consoleKey);
+  const agentsQuery = `query Agents {
+  agents(first: 5) {
+    edges { node { name role status } }
+  }
+}`;
+  await ide.page.goto(`${gateway.url}/graphql?query=${encodeURIComponent(agentsQuery)}`);
+  await ide.page.getByRole('button', { name: /^Execute query/ }).click();
+  await ide.page
+    .locator('.graphiql-response .CodeMirror-line', { hasText: '"status"' })
+    .first()
+    .waitFor();
+  await ide.page.screenshot({ path: join(OUT, 'graphiql.png') });
+  console.log('wrote docs/console/graphiql.png');
+  await ide.context.close();
+
   const { page } = await browser.newPage();
   await page.goto(`${gateway.url}/console/`);
   await page.getByLabel('API key').waitFor();

@@ -5,12 +5,14 @@
 // only a while after the last subscription ends: restarting a subscription (new variables, another
 // screen) keeps it open rather than reconnecting, which live lists would take for a drop.
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
-import { createClient as createSocketClient } from 'graphql-ws';
+import { createClient as createSocketClient, type Client as SocketClient } from 'graphql-ws';
 
 export const GRAPHQL_PATH = '/graphql';
 
 export interface ConsoleClient {
   readonly client: Client;
+  /** The graphql-ws socket the client's subscriptions share (GraphiQL's run over it too). */
+  readonly socket: SocketClient;
   /** Called after the socket connects again following a drop; returns an unsubscribe. */
   onReconnect(listener: () => void): () => void;
   dispose(): void;
@@ -60,6 +62,7 @@ export function createConsoleClient(apiKey: string): ConsoleClient {
   });
   return {
     client,
+    socket,
     onReconnect(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -9,8 +9,11 @@ export interface ScreenRoute {
   /** Route under /console, e.g. `/approvals`. */
   readonly path: string;
   readonly label: string;
-  /** The scope that opens it, or several of which any one is enough. */
-  readonly scope: string | readonly string[];
+  /**
+   * The scope that opens it, or several of which any one is enough; none for a screen any key may
+   * use (GraphiQL: each field checks its own scope).
+   */
+  readonly scope?: string | readonly string[];
   /** Position in the navigation (ascending). */
   readonly order: number;
 }
@@ -79,6 +82,7 @@ export const SCREENS: readonly ScreenEntry[] = Object.entries(routes)
 
 /** Whether a key may open the screen: it holds its scope (or one of its scopes). */
 export function mayOpen(screen: ScreenRoute, hasScope: (scope: string) => boolean): boolean {
+  if (screen.scope === undefined) return true;
   return typeof screen.scope === 'string' ? hasScope(screen.scope) : screen.scope.some(hasScope);
 }
 
@@ -87,7 +91,9 @@ export function mayOpen(screen: ScreenRoute, hasScope: (scope: string) => boolea
  * not an Overview it cannot read); the first screen for a key that may open none.
  */
 export function homeScreen(hasScope: (scope: string) => boolean): ScreenEntry {
-  const home = SCREENS.find((screen) => mayOpen(screen, hasScope)) ?? SCREENS[0];
+  // A screen without a scope (GraphiQL) is a tool, not a home.
+  const home =
+    SCREENS.find((screen) => screen.scope !== undefined && mayOpen(screen, hasScope)) ?? SCREENS[0];
   if (!home) throw new Error('the console has no screens (web-console/src/screens/*/route.ts)');
   return home;
 }

@@ -457,6 +457,57 @@ describe('GraphQL API security', () => {
     expect(withHeader.status).toBe(200);
   });
 
+  it("a browser opening /graphql is sent to the console's GraphiQL; API clients are answered as before", async () => {
+    const navigation =
+      'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+    const open = (accept: string, search = '', init: RequestInit = {}) =>
+      fetch(`${gw.url}/graphql${search}`, {
+        redirect: 'manual',
+        ...init,
+        headers: { accept, ...(init.headers as Record<string, string>) },
+      });
+
+    const page = await open(navigation);
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/console/graphiql');
+    expect(page.headers.get('vary')).toMatch(/accept/i);
+    const search = `?query=${encodeURIComponent('{ me { apiKeyId } }')}`;
+    const withQuery = await open('text/html', search);
+    expect(withQuery.headers.get('location')).toBe(`/console/graphiql${search}`);
+
+    // Unchanged: no key is a 401, whatever else is accepted beside a JSON type.
+    for (const accept of ['application/json', 'text/html, application/json', '*/*']) {
+      const refused = await open(accept);
+      expect(refused.status, accept).toBe(401);
+      expect(((await refused.json()) as { reasonCode: string }).reasonCode).toBe(
+        'AUTH_INVALID_API_KEY',
+      );
+    }
+    const keyed = { authorization: `Bearer ${admin}`, 'x-agent-gateway-csrf': '1' };
+    for (const accept of [
+      'application/json',
+      'application/graphql-response+json',
+      'text/html;q=0.9, application/graphql-response+json',
+    ]) {
+      const answer = await open(accept, search, { headers: keyed });
+      expect(answer.status, accept).toBe(200);
+      expect(((await answer.json()) as { data: unknown }).data).toEqual({
+        me: { apiKeyId: expect.any(String) },
+      });
+    }
+    // A POST is never a page, and HTML refused with q=0 is no navigation.
+    const post = await open(navigation, '', {
+      method: 'POST',
+      headers: { ...keyed, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { apiKeyId } }' }),
+    });
+    expect(post.status).toBe(200);
+    expect(((await post.json()) as { data: unknown }).data).toEqual({
+      me: { apiKeyId: expect.any(String) },
+    });
+    expect((await open('text/html;q=0, application/json')).status).toBe(401);
+  });
+
   it('refuses an absurdly deep query', async () => {
     const deep = `{ agents { edges { node { ${'parent { '.repeat(30)}id${' }'.repeat(30)} } } } }`;
     const answer = await graphql(gw.url, admin, deep);
