@@ -1,5 +1,6 @@
 // NPL policy versions of the tenant: publish from YAML or JSON text (or a JSON document), list,
-// read one, and pin/unpin for every inspect of the tenant. A published name@version never
+// read one, and pin/unpin for every inspect of the tenant (pin in place of another version: an
+// upgrade in one change, control-plane/services/npl-policies.ts). A published name@version never
 // changes (same content again is a no-op, other content is refused). An invalid document is
 // answered as NplDocumentError with every issue the engine found, with paths and positions.
 
@@ -192,33 +193,61 @@ builder.mutationField('publishNplPolicy', (t) =>
   }),
 );
 
-for (const [field, pin] of [
-  ['pinNplPolicy', true],
-  ['unpinNplPolicy', false],
-] as const) {
-  builder.mutationField(field, (t) =>
-    t.stringList({
-      description: pin
-        ? "Adds a published (or bundled) version to the tenant's pinned policies; returns the pins."
-        : "Removes a version from the tenant's pinned policies; returns the pins.",
-      authScopes: { scope: SCOPES.POLICIES_MANAGE },
-      args: {
-        uri: t.arg.string({
-          required: true,
-          description: 'The version, as svc://name@version.',
-          validate: policyUriRule,
-        }),
-      },
-      resolve: async (_root, { uri }, context) => {
-        const change = pin ? pinPolicy : unpinPolicy;
-        const pins = await change(context, {
-          tenantId: context.caller.tenantId,
-          actor: actorOf(context.caller),
-          uri,
-        });
-        await publishChange(context);
-        return pins;
-      },
-    }),
-  );
-}
+builder.mutationField('pinNplPolicy', (t) =>
+  t.stringList({
+    description:
+      'Pins a published (or bundled) version: every pinned version is evaluated on every ' +
+      'inspect and the most restrictive decision wins. With `replaces` (an upgrade) it takes ' +
+      'the place of that pinned version of the same policy in one change: one audit entry, one ' +
+      'snapshot. Without it, it is pinned beside the others. Returns the pins.',
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    args: {
+      uri: t.arg.string({
+        required: true,
+        description: 'The version to pin, as svc://name@version.',
+        validate: policyUriRule,
+      }),
+      replaces: t.arg.string({
+        description:
+          'A pinned version of the same policy to unpin in the same change, as ' +
+          'svc://name@version. NPL_PIN_REPLACES_NOT_PINNED when it is not pinned, ' +
+          'NPL_PIN_ALREADY_PINNED when `uri` is pinned already, REQUEST_INVALID when it is a ' +
+          'version of another policy (docs/npl.md, "Pinning").',
+        validate: policyUriRule,
+      }),
+    },
+    resolve: async (_root, { uri, replaces }, context) => {
+      const pins = await pinPolicy(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        uri,
+        replaces: replaces ?? undefined,
+      });
+      await publishChange(context);
+      return pins;
+    },
+  }),
+);
+
+builder.mutationField('unpinNplPolicy', (t) =>
+  t.stringList({
+    description: "Removes a version from the tenant's pinned policies; returns the pins.",
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    args: {
+      uri: t.arg.string({
+        required: true,
+        description: 'The version, as svc://name@version.',
+        validate: policyUriRule,
+      }),
+    },
+    resolve: async (_root, { uri }, context) => {
+      const pins = await unpinPolicy(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        uri,
+      });
+      await publishChange(context);
+      return pins;
+    },
+  }),
+);
