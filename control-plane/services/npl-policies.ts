@@ -1,6 +1,7 @@
 // Publishing NPL policy versions of a tenant: the database-backed side of the registry. A
 // published name@version is immutable: publishing the same content again is a no-op, different
-// content under an existing version is refused. An operator's publication, pin or unpin is
+// content under an existing version is refused; a version that changes no rule of the previous
+// one is published with a warning. An operator's publication, pin or unpin is
 // written with the configVersion bump and audited (a no-op publication is not);
 // publishPolicyVersion alone writes and bumps only, for seeding. The caller publishes.
 import { randomUUID } from 'node:crypto';
@@ -11,8 +12,10 @@ import {
   contentHash,
   formatPolicyUri,
   type NplIssue,
+  type NplPolicy,
   parsePolicyUri,
   safeParsePolicy,
+  sameAsPreviousWarning,
 } from '../../shared/npl/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
@@ -25,9 +28,64 @@ import {
 export interface PublishResult {
   readonly uri: string;
   readonly contentHash: string;
+  /** True for a new version; false when this content is published under it already. */
   readonly created: boolean;
-  /** What the engine warns about (e.g. an always-false comparison); never blocks a publish. */
+  /**
+   * What did not prevent publishing: the engine's findings (e.g. an always-false comparison) and
+   * same_as_previous, a version that changes no rule of the previous one.
+   */
   readonly warnings: readonly NplIssue[];
+}
+
+interface Publication extends PublishResult {
+  readonly policy: NplPolicy;
+}
+
+/**
+ * What publishing `source` in the tenant answers, without writing anything: NplError (with every
+ * issue) for an invalid document, REQUEST_INVALID for other content under a published version.
+ * "Previous" is the version of the name published last: a version that brings back older rules
+ * (a rollback) is meant and not warned about.
+ */
+async function preparePublication(
+  db: Database,
+  input: { tenantId: string; source: string | object },
+): Promise<Publication> {
+  const parsed = safeParsePolicy(input.source);
+  if (!parsed.success) throw parsed.error;
+  const { policy } = parsed;
+  const hash = contentHash(policy);
+  const uri = formatPolicyUri({ name: policy.policyName, version: policy.version });
+  const { tenantId } = input;
+  const name = policy.policyName;
+  const [existing, previous] = await Promise.all([
+    db.prisma.nplPolicyVersion.findUnique({
+      where: { tenantId_name_version: { tenantId, name, version: policy.version } },
+      select: { contentHash: true },
+    }),
+    db.prisma.nplPolicyVersion.findFirst({
+      where: { tenantId, name, version: { not: policy.version } },
+      orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
+      select: { version: true, document: true },
+    }),
+  ]);
+  if (existing && existing.contentHash !== hash) {
+    throw gatewayError('REQUEST_INVALID', {
+      problem: `${uri} is already published with different content; publish a new version`,
+    });
+  }
+  const unchanged = previous && sameAsPreviousWarning(policy, previous, input.source);
+  const warnings = unchanged ? [...parsed.warnings, unchanged] : parsed.warnings;
+  return { policy, uri, contentHash: hash, created: !existing, warnings };
+}
+
+/** What publishing `source` would answer (the warnings included); nothing is written. */
+export async function previewPublication(
+  db: Database,
+  input: { tenantId: string; source: string | object },
+): Promise<PublishResult> {
+  const { policy: _policy, ...result } = await preparePublication(db, input);
+  return result;
 }
 
 /** Throws NplError (with every issue) for an invalid document. */
@@ -35,28 +93,8 @@ export async function publishPolicyVersion(
   db: Database,
   input: { tenantId: string; source: string | object; publishedBy?: string },
 ): Promise<PublishResult> {
-  const parsed = safeParsePolicy(input.source);
-  if (!parsed.success) throw parsed.error;
-  const { policy, warnings } = parsed;
-  const hash = contentHash(policy);
-  const uri = formatPolicyUri({ name: policy.policyName, version: policy.version });
-  const existing = await db.prisma.nplPolicyVersion.findUnique({
-    where: {
-      tenantId_name_version: {
-        tenantId: input.tenantId,
-        name: policy.policyName,
-        version: policy.version,
-      },
-    },
-  });
-  if (existing) {
-    if (existing.contentHash === hash) {
-      return { uri, contentHash: hash, created: false, warnings };
-    }
-    throw gatewayError('REQUEST_INVALID', {
-      problem: `${uri} is already published with different content; publish a new version`,
-    });
-  }
+  const { policy, ...result } = await preparePublication(db, input);
+  if (!result.created) return result;
   await db.prisma.$transaction([
     db.prisma.nplPolicyVersion.create({
       data: {
@@ -66,14 +104,14 @@ export async function publishPolicyVersion(
         version: policy.version,
         document: JSON.parse(JSON.stringify(policy)) as object,
         source: typeof input.source === 'string' ? input.source : JSON.stringify(input.source),
-        contentHash: hash,
+        contentHash: result.contentHash,
         description: policy.description ?? null,
         publishedBy: input.publishedBy ?? null,
       },
     }),
     bumpConfigVersion(db.prisma, input.tenantId),
   ]);
-  return { uri, contentHash: hash, created: true, warnings };
+  return result;
 }
 
 /**

@@ -9,6 +9,7 @@ import { SCOPES } from '../../../shared/identity/scopes.js';
 import { NplError, type NplIssue, parsePolicyUri } from '../../../shared/npl/index.js';
 import {
   pinPolicy,
+  previewPublication,
   publishPolicyVersionAsOperator,
   unpinPolicy,
 } from '../../services/npl-policies.js';
@@ -138,8 +139,9 @@ const PublishNplPolicyPayload = builder
         type: [NplIssueRef],
         description:
           'Findings that did not prevent publishing, with rule index and position, e.g. ' +
-          'always_false: an ordering against a non-numeric string, which never matches ' +
-          '(docs/npl.md, "Warnings"). Empty when there are none.',
+          'always_false: an ordering against a non-numeric string, which never matches, or ' +
+          "same_as_previous: the document equals the policy's previous published version apart " +
+          'from its version (docs/npl.md, "Warnings"). Empty when there are none.',
         resolve: (payload) => [...payload.warnings],
       }),
       policyVersion: t.prismaField({
@@ -190,6 +192,58 @@ builder.mutationField('publishNplPolicy', (t) =>
       await publishChange(context);
       return { tenantId, uri: result.uri, created: result.created, warnings: result.warnings };
     },
+  }),
+);
+
+const NplPublishPreviewRef = builder
+  .objectRef<Omit<PublishNplPolicyOutcome, 'tenantId'> & { readonly contentHash: string }>(
+    'NplPublishPreview',
+  )
+  .implement({
+    description: 'What publishNplPolicy would answer for a document; nothing was published.',
+    fields: (t) => ({
+      uri: t.exposeString('uri', { description: 'The version, as svc://name@version.' }),
+      contentHash: t.exposeString('contentHash', {
+        description: 'SHA-256 hex of the canonical JSON of the document.',
+      }),
+      created: t.exposeBoolean('created', {
+        description:
+          'True when publishing would make a new version; false when this exact content is ' +
+          'published under this version already.',
+      }),
+      warnings: t.field({
+        type: [NplIssueRef],
+        description:
+          "The warnings publishing would return: the engine's (always_false) and the " +
+          "tenant's (same_as_previous: the document equals the policy's previous published " +
+          'version apart from its version; docs/npl.md, "Warnings").',
+        resolve: (preview) => [...preview.warnings],
+      }),
+    }),
+  });
+
+builder.queryField('nplPublishPreview', (t) =>
+  t.field({
+    type: NplPublishPreviewRef,
+    description:
+      'A dry run of publishNplPolicy in the tenant: its warnings before publishing (the ' +
+      'console shows them under the draft). The same refusals: NplDocumentError for an invalid ' +
+      'document, REQUEST_INVALID for other content under a published version.',
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    errors: {
+      types: [NplError],
+      union: { description: 'The preview, or the problems of the document.' },
+      result: { description: 'The document is valid.' },
+      dataField: { description: 'What publishing would answer.' },
+    },
+    args: {
+      input: t.arg({ type: PublishNplPolicyInput, required: true, description: 'The policy.' }),
+    },
+    resolve: (_root, { input }, context) =>
+      previewPublication(context.db, {
+        tenantId: context.caller.tenantId,
+        source: typeof input.source === 'string' ? input.source : (input.document as object),
+      }),
   }),
 );
 

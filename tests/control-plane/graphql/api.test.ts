@@ -413,6 +413,68 @@ rules:
     }
   });
 
+  it('npl: a version identical to the previous one but for its number publishes with same_as_previous, previewed before', async () => {
+    const guard = (version: string, tool: string) => `# a comment and a layout of its own
+policyName: same-guard
+version: "${version}"
+targetAgents: ['*']
+rules:
+  - ruleId: block_tool
+    action: BLOCK
+    condition: "tool.name == '${tool}'"
+    alertSeverity: LOW
+`;
+    const fields = `uri created warnings { code message path hint source { line column } }`;
+    const preview = (source: string) =>
+      q(
+        `query($i: PublishNplPolicyInput!) { nplPublishPreview(input: $i) {
+          ... on QueryNplPublishPreviewSuccess { data { ${fields} } } } }`,
+        { i: { source } },
+      );
+    const publish = (source: string) =>
+      q(
+        `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+          ... on MutationPublishNplPolicySuccess { data { ${fields} } } } }`,
+        { i: { source } },
+      );
+    expect((await publish(guard('1.0.0', 'drop'))).data?.publishNplPolicy.data.warnings).toEqual(
+      [],
+    );
+    const warning = {
+      code: 'same_as_previous',
+      message:
+        'svc://same-guard@1.0.1 is identical to svc://same-guard@1.0.0 apart from its version: it changes no rule',
+      path: 'version',
+      hint: 'edit the rules before publishing, or keep svc://same-guard@1.0.0, which decides the same',
+      source: { line: 3, column: 10 },
+    };
+    const unchanged = guard('1.0.1', 'drop').replace('# a comment and a layout of its own\n', '');
+    const before = await preview(unchanged);
+    expect(before.data?.nplPublishPreview.data).toEqual({
+      uri: 'svc://same-guard@1.0.1',
+      created: true,
+      warnings: [{ ...warning, source: { line: 2, column: 10 } }],
+    });
+    // The preview published nothing; the publication answers the same warning.
+    expect((await q('{ nplPolicyVersions(name: "same-guard") { version } }')).data).toEqual({
+      nplPolicyVersions: [{ version: '1.0.0' }],
+    });
+    expect((await publish(guard('1.0.1', 'drop'))).data?.publishNplPolicy.data).toEqual({
+      uri: 'svc://same-guard@1.0.1',
+      created: true,
+      warnings: [warning],
+    });
+    // A changed rule, and a later version bringing back older rules (a rollback), are meant.
+    for (const [version, tool] of [
+      ['1.0.2', 'delete'],
+      ['1.0.3', 'drop'],
+    ] as const) {
+      const changed = await preview(guard(version, tool));
+      expect(changed.data?.nplPublishPreview.data).toMatchObject({ created: true, warnings: [] });
+      await publish(guard(version, tool));
+    }
+  });
+
   it('agents: create, list as a connection, read, update; isolated per tenant', async () => {
     const created = await q(
       'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id role allowedTools } }',
