@@ -37,7 +37,10 @@ export const AUDIT_ACTIONS = {
   AGENT_UPDATED: 'agent.updated',
   /** An operator published an NPL policy version. */
   NPL_POLICY_PUBLISHED: 'npl_policy.published',
-  /** An operator pinned a policy version: it is evaluated on every inspect of the tenant. */
+  /**
+   * An operator pinned a policy version: it is evaluated on every inspect of the tenant. Pinned in
+   * place of another version, `metadata.replaced` names that one (unpinned by the same change).
+   */
   NPL_POLICY_PINNED: 'npl_policy.pinned',
   /** An operator unpinned a policy version. */
   NPL_POLICY_UNPINNED: 'npl_policy.unpinned',

@@ -310,6 +310,21 @@ export const ERROR_CODES = {
       'The key is the only unrevoked, unexpired key of the gateway holding tenants:admin, so it cannot be revoked.',
     hint: 'Create another key with tenants:admin first (createApiKey), then revoke this one; an operator locked out already mints one on the gateway host with `agent-gateway admin-key reset --tenant <name>`.',
   },
+  // Pins of NPL policy versions (docs/npl.md, "Pinning").
+  NPL_PIN_REPLACES_NOT_PINNED: {
+    status: 409,
+    message: '{replaces} is not pinned, so {uri} cannot replace it (pinned: {pinned})',
+    summary:
+      'pinNplPolicy was asked to pin a version in place of one that is not pinned (any more); nothing changed.',
+    hint: 'Name one of the pinned versions in `replaces` (gatewayPolicy.pinnedPolicies), or leave `replaces` out to pin beside them (docs/npl.md, "Pinning").',
+  },
+  NPL_PIN_ALREADY_PINNED: {
+    status: 409,
+    message: '{uri} is already pinned, so it cannot replace {replaces}',
+    summary:
+      'pinNplPolicy was asked to pin a version in place of another while that version is pinned already; nothing changed.',
+    hint: 'Unpin the other version with unpinNplPolicy instead (docs/npl.md, "Pinning").',
+  },
   TENANT_UNKNOWN: {
     status: null,
     message: 'no tenant has the name or id {tenant} (tenants: {known})',

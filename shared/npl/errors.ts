@@ -30,6 +30,8 @@ export const NPL_ISSUE_CODES = {
   invalid_uri: 'A policy URI is malformed or unpinned.',
   always_false:
     'A warning: an ordering operator against a non-numeric string literal, which is always false.',
+  same_as_previous:
+    'A warning: the document equals the previous published version of its policy apart from its version.',
 } as const;
 
 export type NplIssueCode = keyof typeof NPL_ISSUE_CODES;
@@ -37,8 +39,9 @@ export type NplIssueCode = keyof typeof NPL_ISSUE_CODES;
 export type NplPathSegment = string | number;
 
 /**
- * One problem found in a document, a condition or a URI. Warnings (`always_false`) have the same
- * shape but never make a document invalid: they come back beside the policy.
+ * One problem found in a document, a condition or a URI. Warnings (`always_false`,
+ * `same_as_previous`) have the same shape but never make a document invalid: they come back beside
+ * the policy.
  */
 export interface NplIssue {
   readonly code: NplIssueCode;

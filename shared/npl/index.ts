@@ -48,6 +48,7 @@ export {
   type NplRegistry,
   type NplRegistryEntry,
 } from './registry.js';
+export { type PublishedPolicyVersion, sameAsPreviousWarning } from './same-as-previous.js';
 export {
   NPL_ACTION_RANK,
   NPL_ACTIONS,

@@ -1,7 +1,9 @@
 // The Policies screen in Chromium against a real gateway: a draft's engine errors appear at their
 // line and column (list, gutter marker and underline) and block publishing; a fixed draft is tried
-// against sample calls, published, pinned and unpinned, and then really decides inspect; the
-// gateway policy form saves a change that survives a reload and shows an invalid field's error.
+// against sample calls, published, pinned and unpinned, and then really decides inspect; an
+// unchanged next version is warned about before publishing, and a new version is pinned in place
+// of the pinned one by default; the gateway policy form saves a change that survives a reload
+// and shows an invalid field's error.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inspectBody } from '../support/gateway.js';
@@ -175,6 +177,67 @@ describeInBrowser('operator console: policies', () => {
     await page.locator('.cm-content .cm-line').first().locator('.cm-lintRange-error').waitFor();
     expect(await sameRow(page, '.cm-lint-marker-error', 1)).toBe(true);
     expect(await page.getByRole('button', { name: 'Publish' }).isDisabled()).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('warns before publishing an unchanged version, and pins the next one in place of the pinned one by default', async () => {
+    const { page, errors } = await browser.newPage();
+    const upgrade = (version: string, limit: number) => `version: "${version}"
+policyName: console-upgrade
+targetAgents: ["*"]
+rules:
+  - ruleId: block_large_transfer
+    action: BLOCK
+    condition: "tool.name == 'wire_transfer' && args.amount > ${limit}"
+    alertSeverity: MEDIUM
+`;
+    const [OLD, NEW] = ['svc://console-upgrade@1.0.0', 'svc://console-upgrade@1.0.1'];
+    await gateway.publishPolicy(gateway.tenant.id, upgrade('1.0.0', 100));
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openPolicies(page);
+    const versions = page.getByRole('table', { name: 'Versions of console-upgrade' });
+    const row = (version: string) =>
+      versions
+        .getByRole('row')
+        .filter({ has: page.getByRole('cell', { name: version, exact: true }) });
+    await page.getByRole('button', { name: `Pin ${OLD}`, exact: true }).click();
+    await row('1.0.0').getByText('pinned', { exact: true }).waitFor();
+    await page
+      .getByText(
+        'Every pinned policy is evaluated on every inspect; the most restrictive decision wins. ' +
+          'Pinning another version of console-upgrade replaces 1.0.0 by default',
+      )
+      .waitFor();
+
+    // The next version with the rules unchanged: warned at its version line, before sending.
+    await page.getByRole('button', { name: `Edit ${OLD} as a new version` }).click();
+    const unchanged = `line 1, column 10: ${NEW} is identical to ${OLD} apart from its version: it changes no rule`;
+    await page.getByRole('list', { name: 'Problems in the draft' }).getByText(unchanged).waitFor();
+    await page.locator('.cm-content .cm-line').first().locator('.cm-lintRange-warning').waitFor();
+    expect(await row('1.0.1').count()).toBe(0);
+
+    // Relaxed, it publishes without the warning.
+    await pasteInto(page, 'Policy source', upgrade('1.0.1', 1000));
+    await page.getByText(unchanged).waitFor({ state: 'hidden' });
+    await page.getByText(/^Valid, content hash/).waitFor();
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await row('1.0.1').waitFor();
+
+    // 1.0.1 offers to replace 1.0.0 by default, and to pin beside it.
+    await page.getByRole('button', { name: `Other ways to pin ${NEW}` }).click();
+    await page.getByRole('menuitem', { name: 'Pin beside it' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: `Pin ${NEW} in place of ${OLD}` }).click();
+    await row('1.0.1').getByText('pinned', { exact: true }).waitFor();
+    await page.getByRole('button', { name: `Pin ${OLD} in place of ${NEW}` }).waitFor();
+    expect(await versions.getByText('pinned', { exact: true }).count()).toBe(1);
+    await gateway.sync();
+    const transfer = (amount: number) =>
+      gateway.inspect(
+        inspectBody(gateway.tenant.agentId, { tool: 'wire_transfer', args: { amount } }),
+      );
+    expect((await transfer(500)).body.decision).toBe('allow');
+    expect((await transfer(5000)).body).toMatchObject({ decision: 'deny', policy: NEW });
     expect(errors).toEqual([]);
   });
 

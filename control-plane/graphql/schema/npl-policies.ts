@@ -1,5 +1,6 @@
 // NPL policy versions of the tenant: publish from YAML or JSON text (or a JSON document), list,
-// read one, and pin/unpin for every inspect of the tenant. A published name@version never
+// read one, and pin/unpin for every inspect of the tenant (pin in place of another version: an
+// upgrade in one change, control-plane/services/npl-policies.ts). A published name@version never
 // changes (same content again is a no-op, other content is refused). An invalid document is
 // answered as NplDocumentError with every issue the engine found, with paths and positions.
 
@@ -8,6 +9,7 @@ import { SCOPES } from '../../../shared/identity/scopes.js';
 import { NplError, type NplIssue, parsePolicyUri } from '../../../shared/npl/index.js';
 import {
   pinPolicy,
+  previewPublication,
   publishPolicyVersionAsOperator,
   unpinPolicy,
 } from '../../services/npl-policies.js';
@@ -137,8 +139,9 @@ const PublishNplPolicyPayload = builder
         type: [NplIssueRef],
         description:
           'Findings that did not prevent publishing, with rule index and position, e.g. ' +
-          'always_false: an ordering against a non-numeric string, which never matches ' +
-          '(docs/npl.md, "Warnings"). Empty when there are none.',
+          'always_false: an ordering against a non-numeric string, which never matches, or ' +
+          "same_as_previous: the document equals the policy's previous published version apart " +
+          'from its version (docs/npl.md, "Warnings"). Empty when there are none.',
         resolve: (payload) => [...payload.warnings],
       }),
       policyVersion: t.prismaField({
@@ -192,33 +195,113 @@ builder.mutationField('publishNplPolicy', (t) =>
   }),
 );
 
-for (const [field, pin] of [
-  ['pinNplPolicy', true],
-  ['unpinNplPolicy', false],
-] as const) {
-  builder.mutationField(field, (t) =>
-    t.stringList({
-      description: pin
-        ? "Adds a published (or bundled) version to the tenant's pinned policies; returns the pins."
-        : "Removes a version from the tenant's pinned policies; returns the pins.",
-      authScopes: { scope: SCOPES.POLICIES_MANAGE },
-      args: {
-        uri: t.arg.string({
-          required: true,
-          description: 'The version, as svc://name@version.',
-          validate: policyUriRule,
-        }),
-      },
-      resolve: async (_root, { uri }, context) => {
-        const change = pin ? pinPolicy : unpinPolicy;
-        const pins = await change(context, {
-          tenantId: context.caller.tenantId,
-          actor: actorOf(context.caller),
-          uri,
-        });
-        await publishChange(context);
-        return pins;
-      },
+const NplPublishPreviewRef = builder
+  .objectRef<Omit<PublishNplPolicyOutcome, 'tenantId'> & { readonly contentHash: string }>(
+    'NplPublishPreview',
+  )
+  .implement({
+    description: 'What publishNplPolicy would answer for a document; nothing was published.',
+    fields: (t) => ({
+      uri: t.exposeString('uri', { description: 'The version, as svc://name@version.' }),
+      contentHash: t.exposeString('contentHash', {
+        description: 'SHA-256 hex of the canonical JSON of the document.',
+      }),
+      created: t.exposeBoolean('created', {
+        description:
+          'True when publishing would make a new version; false when this exact content is ' +
+          'published under this version already.',
+      }),
+      warnings: t.field({
+        type: [NplIssueRef],
+        description:
+          "The warnings publishing would return: the engine's (always_false) and the " +
+          "tenant's (same_as_previous: the document equals the policy's previous published " +
+          'version apart from its version; docs/npl.md, "Warnings").',
+        resolve: (preview) => [...preview.warnings],
+      }),
     }),
-  );
-}
+  });
+
+builder.queryField('nplPublishPreview', (t) =>
+  t.field({
+    type: NplPublishPreviewRef,
+    description:
+      'A dry run of publishNplPolicy in the tenant: its warnings before publishing (the ' +
+      'console shows them under the draft). The same refusals: NplDocumentError for an invalid ' +
+      'document, REQUEST_INVALID for other content under a published version.',
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    errors: {
+      types: [NplError],
+      union: { description: 'The preview, or the problems of the document.' },
+      result: { description: 'The document is valid.' },
+      dataField: { description: 'What publishing would answer.' },
+    },
+    args: {
+      input: t.arg({ type: PublishNplPolicyInput, required: true, description: 'The policy.' }),
+    },
+    resolve: (_root, { input }, context) =>
+      previewPublication(context.db, {
+        tenantId: context.caller.tenantId,
+        source: typeof input.source === 'string' ? input.source : (input.document as object),
+      }),
+  }),
+);
+
+builder.mutationField('pinNplPolicy', (t) =>
+  t.stringList({
+    description:
+      'Pins a published (or bundled) version: every pinned version is evaluated on every ' +
+      'inspect and the most restrictive decision wins. With `replaces` (an upgrade) it takes ' +
+      'the place of that pinned version of the same policy in one change: one audit entry, one ' +
+      'snapshot. Without it, it is pinned beside the others. Returns the pins.',
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    args: {
+      uri: t.arg.string({
+        required: true,
+        description: 'The version to pin, as svc://name@version.',
+        validate: policyUriRule,
+      }),
+      replaces: t.arg.string({
+        description:
+          'A pinned version of the same policy to unpin in the same change, as ' +
+          'svc://name@version. NPL_PIN_REPLACES_NOT_PINNED when it is not pinned, ' +
+          'NPL_PIN_ALREADY_PINNED when `uri` is pinned already, REQUEST_INVALID when it is a ' +
+          'version of another policy (docs/npl.md, "Pinning").',
+        validate: policyUriRule,
+      }),
+    },
+    resolve: async (_root, { uri, replaces }, context) => {
+      const pins = await pinPolicy(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        uri,
+        replaces: replaces ?? undefined,
+      });
+      await publishChange(context);
+      return pins;
+    },
+  }),
+);
+
+builder.mutationField('unpinNplPolicy', (t) =>
+  t.stringList({
+    description: "Removes a version from the tenant's pinned policies; returns the pins.",
+    authScopes: { scope: SCOPES.POLICIES_MANAGE },
+    args: {
+      uri: t.arg.string({
+        required: true,
+        description: 'The version, as svc://name@version.',
+        validate: policyUriRule,
+      }),
+    },
+    resolve: async (_root, { uri }, context) => {
+      const pins = await unpinPolicy(context, {
+        tenantId: context.caller.tenantId,
+        actor: actorOf(context.caller),
+        uri,
+      });
+      await publishChange(context);
+      return pins;
+    },
+  }),
+);

@@ -325,6 +325,171 @@ rules:
     await q('mutation { unpinNplPolicy(uri: "svc://text-guard@1.0.0") }');
   });
 
+  it('npl: pinning 1.0.1 with replaces swaps it for 1.0.0 in one change, and the relaxed rule decides at once', async () => {
+    const guard = (version: string, limit: number) => `policyName: transfer-guard
+version: ${version}
+targetAgents: ['*']
+rules:
+  - ruleId: block_large_transfer
+    action: BLOCK
+    condition: "tool.name == 'wire_transfer' && args.amount > ${limit}"
+    alertSeverity: MEDIUM
+`;
+    for (const source of [guard('1.0.0', 100), guard('1.0.1', 1000)]) {
+      const published = await q(
+        'mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) { __typename } }',
+        { i: { source } },
+      );
+      expect(published.data?.publishNplPolicy.__typename).toBe('MutationPublishNplPolicySuccess');
+    }
+    await gw.setPolicy(gw.tenant.id, { trustedServers: ['files'] });
+    const [old, relaxed] = ['svc://transfer-guard@1.0.0', 'svc://transfer-guard@1.0.1'];
+    const other = 'svc://nato-prou-strict-financial@1.0.0';
+    const pin = (uri: string, replaces?: string) =>
+      q(
+        'mutation($uri: String!, $replaces: String) { pinNplPolicy(uri: $uri, replaces: $replaces) }',
+        {
+          uri,
+          replaces,
+        },
+      );
+    expect((await pin(old)).data?.pinNplPolicy).toEqual([old]);
+    const transfer = inspectBody(gw.tenant.agentId, {
+      tool: 'wire_transfer',
+      args: { amount: 500 },
+    });
+    expect((await gw.inspect(transfer)).body).toMatchObject({ decision: 'deny', policy: old });
+
+    // Every snapshot the data plane applies, and every audit entry, while a mutation runs.
+    const duringMutation = async (run: () => Promise<unknown>) => {
+      const snapshots: (readonly string[])[] = [];
+      const stop = gw.runtime.store.onApply((snapshot) => {
+        const tenant = snapshot.tenants.get(gw.tenant.id);
+        snapshots.push(tenant?.pinnedPolicies.map((policy) => policy.uri) ?? []);
+      });
+      const tenantId = gw.tenant.id;
+      await gw.runtime.audit.flush();
+      const last = await gw.db.prisma.auditEntry.findFirst({
+        where: { tenantId },
+        orderBy: { seq: 'desc' },
+        select: { seq: true },
+      });
+      await run();
+      stop();
+      await gw.runtime.audit.flush();
+      const entries = await gw.db.prisma.auditEntry.findMany({
+        where: { tenantId, seq: { gt: last?.seq ?? 0n } },
+        select: { action: true, resourceId: true, metadata: true },
+      });
+      return { snapshots, entries };
+    };
+
+    // Refusals, each with its code, changing nothing: no entry, no snapshot, the same pins.
+    const refusals: [() => ReturnType<typeof pin>, string, string][] = [
+      [() => pin(relaxed, 'svc://transfer-guard@0.9.0'), 'NPL_PIN_REPLACES_NOT_PINNED', ''],
+      [() => pin(old, old), 'NPL_PIN_ALREADY_PINNED', ''],
+      [() => pin(relaxed, other), 'REQUEST_INVALID', 'replaces'],
+      [() => pin(relaxed, 'not-a-uri'), 'REQUEST_INVALID', 'replaces'],
+    ];
+    for (const [refused, code, field] of refusals) {
+      let answer: Awaited<ReturnType<typeof pin>> | undefined;
+      const { snapshots, entries } = await duringMutation(async () => {
+        answer = await refused();
+      });
+      expect(errorCodes(answer!), code).toEqual([code]);
+      if (field) expect(answer!.errors?.[0]?.extensions?.issues).toMatchObject([{ field }]);
+      expect({ snapshots, entries }).toEqual({ snapshots: [], entries: [] });
+    }
+    expect((await q('{ gatewayPolicy { pinnedPolicies } }')).data?.gatewayPolicy).toEqual({
+      pinnedPolicies: [old],
+    });
+
+    const { snapshots, entries } = await duringMutation(async () => {
+      expect((await pin(relaxed, old)).data?.pinNplPolicy).toEqual([relaxed]);
+    });
+    expect(snapshots).toEqual([[relaxed]]);
+    expect(entries).toEqual([
+      {
+        action: 'npl_policy.pinned',
+        resourceId: relaxed,
+        metadata: expect.objectContaining({ replaced: old }),
+      },
+    ]);
+    // The answer left after the snapshot was applied: the very next inspect follows 1.0.1.
+    expect((await gw.inspect(transfer)).body.decision).toBe('allow');
+    const large = inspectBody(gw.tenant.agentId, { tool: 'wire_transfer', args: { amount: 5000 } });
+    expect((await gw.inspect(large)).body).toMatchObject({ decision: 'deny', policy: relaxed });
+
+    // Without replaces, a pin is added beside the others, as before.
+    expect((await pin(old)).data?.pinNplPolicy).toEqual([relaxed, old]);
+    expect((await gw.inspect(transfer)).body).toMatchObject({ decision: 'deny', policy: old });
+    for (const uri of [relaxed, old]) {
+      await q('mutation($uri: String!) { unpinNplPolicy(uri: $uri) }', { uri });
+    }
+  });
+
+  it('npl: a version identical to the previous one but for its number publishes with same_as_previous, previewed before', async () => {
+    const guard = (version: string, tool: string) => `# a comment and a layout of its own
+policyName: same-guard
+version: "${version}"
+targetAgents: ['*']
+rules:
+  - ruleId: block_tool
+    action: BLOCK
+    condition: "tool.name == '${tool}'"
+    alertSeverity: LOW
+`;
+    const fields = `uri created warnings { code message path hint source { line column } }`;
+    const preview = (source: string) =>
+      q(
+        `query($i: PublishNplPolicyInput!) { nplPublishPreview(input: $i) {
+          ... on QueryNplPublishPreviewSuccess { data { ${fields} } } } }`,
+        { i: { source } },
+      );
+    const publish = (source: string) =>
+      q(
+        `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+          ... on MutationPublishNplPolicySuccess { data { ${fields} } } } }`,
+        { i: { source } },
+      );
+    expect((await publish(guard('1.0.0', 'drop'))).data?.publishNplPolicy.data.warnings).toEqual(
+      [],
+    );
+    const warning = {
+      code: 'same_as_previous',
+      message:
+        'svc://same-guard@1.0.1 is identical to svc://same-guard@1.0.0 apart from its version: it changes no rule',
+      path: 'version',
+      hint: 'edit the rules before publishing, or keep svc://same-guard@1.0.0, which decides the same',
+      source: { line: 3, column: 10 },
+    };
+    const unchanged = guard('1.0.1', 'drop').replace('# a comment and a layout of its own\n', '');
+    const before = await preview(unchanged);
+    expect(before.data?.nplPublishPreview.data).toEqual({
+      uri: 'svc://same-guard@1.0.1',
+      created: true,
+      warnings: [{ ...warning, source: { line: 2, column: 10 } }],
+    });
+    // The preview published nothing; the publication answers the same warning.
+    expect((await q('{ nplPolicyVersions(name: "same-guard") { version } }')).data).toEqual({
+      nplPolicyVersions: [{ version: '1.0.0' }],
+    });
+    expect((await publish(guard('1.0.1', 'drop'))).data?.publishNplPolicy.data).toEqual({
+      uri: 'svc://same-guard@1.0.1',
+      created: true,
+      warnings: [warning],
+    });
+    // A changed rule, and a later version bringing back older rules (a rollback), are meant.
+    for (const [version, tool] of [
+      ['1.0.2', 'delete'],
+      ['1.0.3', 'drop'],
+    ] as const) {
+      const changed = await preview(guard(version, tool));
+      expect(changed.data?.nplPublishPreview.data).toMatchObject({ created: true, warnings: [] });
+      await publish(guard(version, tool));
+    }
+  });
+
   it('agents: create, list as a connection, read, update; isolated per tenant', async () => {
     const created = await q(
       'mutation($i: CreateAgentInput!) { createAgent(input: $i) { id role allowedTools } }',

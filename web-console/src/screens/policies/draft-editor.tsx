@@ -1,6 +1,7 @@
 // A draft policy: the YAML editor with the engine's errors at their line and column (checked by
-// the batch endpoint while typing), Publish (enabled only when the draft is known to be valid),
-// the errors of a refused publish placed the same way, and the "try it" panel.
+// the batch endpoint while typing) and the warnings publishing would answer (asked of the gateway
+// for a valid draft), Publish (enabled only when the draft is known to be valid), the errors of a
+// refused publish placed the same way, and the "try it" panel.
 import { Alert, Button, Group, List, Stack, Text, ThemeIcon } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconCircleCheck, IconCircleX } from '@tabler/icons-react';
@@ -13,6 +14,7 @@ import { describePlacement, type PlacedIssue, placeIssues } from './diagnostics.
 import { PublishPolicyMutation } from './operations.ts';
 import { TryItPanel } from './try-it-panel.tsx';
 import { useDraftCheck } from './use-draft-check.ts';
+import { usePublishPreview } from './use-publish-preview.ts';
 import { type PublishedHashes, versionConflict } from './version-conflict.ts';
 import { YamlEditor } from './yaml-editor.tsx';
 
@@ -73,6 +75,7 @@ export function DraftEditor({
   const [publishing, publish] = useMutation(PublishPolicyMutation);
 
   const current = check && !checking ? check : null;
+  const previewWarnings = usePublishPreview(current, published);
   const placed = useMemo(() => {
     if (refusal && refusal.source === draft) {
       return placeIssues(toDoc(draft), refusal.issues);
@@ -83,9 +86,10 @@ export function DraftEditor({
     return placeIssues(
       toDoc(current.source),
       conflict ? [...errors, conflict] : errors,
-      current.item?.warnings,
+      // The preview's include the engine's, and the tenant's beside them.
+      previewWarnings ?? current.item?.warnings,
     );
-  }, [current, refusal, draft, published]);
+  }, [current, refusal, draft, published, previewWarnings]);
   const errorCount = placed?.filter((item) => item.severity === 'error').length ?? 0;
   const empty = draft.trim() === '';
 
@@ -99,12 +103,14 @@ export function DraftEditor({
     }
     if (answer?.__typename === 'MutationPublishNplPolicySuccess') {
       setRefusal(null);
+      const { created, uri, warnings } = answer.data;
+      const warned = warnings.map((warning) => ` Warning: ${warning.message}.`).join('');
       notifications.show({
-        color: 'green',
-        title: answer.data.created ? 'Published' : 'Already published',
-        message: answer.data.created
-          ? `${answer.data.uri} is published; pin it to enforce it on every inspect.`
-          : `${answer.data.uri} already has this content; nothing changed.`,
+        color: warnings.length > 0 ? 'yellow' : 'green',
+        title: created ? 'Published' : 'Already published',
+        message: created
+          ? `${uri} is published; pin it to enforce it on every inspect.${warned}`
+          : `${uri} already has this content; nothing changed.`,
       });
       onPublished(answer.data.uri);
     }

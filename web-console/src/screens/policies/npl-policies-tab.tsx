@@ -37,7 +37,8 @@ export function NplPoliciesTab() {
     <Stack gap="lg">
       <Group justify="space-between">
         <Text c="dimmed" size="sm">
-          Published versions never change; a pinned version is evaluated on every inspect.
+          Published versions never change. Every pinned policy is evaluated on every inspect; the
+          most restrictive decision wins.
         </Text>
         <Button
           leftSection={<IconPlus size={16} />}

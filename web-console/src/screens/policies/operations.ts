@@ -63,9 +63,28 @@ export const PublishPolicyMutation = graphql(
   [NplIssueFields],
 );
 
+export const PublishPreviewQuery = graphql(
+  `
+  query PublishPreview($source: String!) {
+    nplPublishPreview(input: { source: $source }) {
+      __typename
+      ... on QueryNplPublishPreviewSuccess {
+        data {
+          uri
+          warnings {
+            ...NplIssueFields
+          }
+        }
+      }
+    }
+  }
+`,
+  [NplIssueFields],
+);
+
 export const PinPolicyMutation = graphql(`
-  mutation PinPolicy($uri: String!) {
-    pinNplPolicy(uri: $uri)
+  mutation PinPolicy($uri: String!, $replaces: String) {
+    pinNplPolicy(uri: $uri, replaces: $replaces)
   }
 `);
 

@@ -1,5 +1,8 @@
-// Published NPL versions, one table per policy name (newest first as the API orders them), with
+// Published NPL versions, one table per policy name (oldest first, as the API orders them), with
 // the tenant's pins marked: view a version's text, start a new version from it, pin or unpin it.
+// Every pinned version decides and the most restrictive decision wins, so pinning a version of a
+// policy that has a pinned version offers to replace that one (an upgrade, in one change) before
+// pinning beside it, and says why where the choice is made.
 import {
   ActionIcon,
   Badge,
@@ -7,6 +10,7 @@ import {
   Code,
   CopyButton,
   Group,
+  Menu,
   Modal,
   Paper,
   ScrollArea,
@@ -18,11 +22,13 @@ import {
 } from '@mantine/core';
 import {
   IconCheck,
+  IconChevronDown,
   IconCopy,
   IconEye,
   IconPencil,
   IconPin,
   IconPinnedOff,
+  IconReplace,
 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useMutation } from 'urql';
@@ -32,14 +38,22 @@ import { PinPolicyMutation, type PolicyVersionsQuery, UnpinPolicyMutation } from
 
 export type PolicyVersion = ResultOf<typeof PolicyVersionsQuery>['nplPolicyVersions'][number];
 
-function groupByName(versions: readonly PolicyVersion[]): [string, PolicyVersion[]][] {
+/** The versions of each policy name, in the API's order, and those of them that are pinned. */
+function groupByName(
+  versions: readonly PolicyVersion[],
+  pins: ReadonlySet<string>,
+): [string, PolicyVersion[], PolicyVersion[]][] {
   const groups = new Map<string, PolicyVersion[]>();
   for (const version of versions) {
     const group = groups.get(version.name) ?? [];
     group.push(version);
     groups.set(version.name, group);
   }
-  return [...groups.entries()];
+  return [...groups].map(([name, group]) => [
+    name,
+    group,
+    group.filter((version) => pins.has(version.uri)),
+  ]);
 }
 
 export function PolicyVersions({
@@ -57,12 +71,13 @@ export function PolicyVersions({
   const [pinning, pin] = useMutation(PinPolicyMutation);
   const [unpinning, unpin] = useMutation(UnpinPolicyMutation);
   const pins = new Set(pinned);
-  const toggle = async (version: PolicyVersion) => {
-    const result = pins.has(version.uri)
-      ? await unpin({ uri: version.uri })
-      : await pin({ uri: version.uri });
-    if (!result.error) onChanged();
+  const change = async (run: () => Promise<{ error?: unknown }>) => {
+    if (!(await run()).error) onChanged();
   };
+  const pinIt = (version: PolicyVersion, replaces?: PolicyVersion) =>
+    change(() => pin({ uri: version.uri, replaces: replaces?.uri ?? null }));
+  const unpinIt = (version: PolicyVersion) => change(() => unpin({ uri: version.uri }));
+  const busy = pinning.fetching || unpinning.fetching;
   const error = pinning.error ?? unpinning.error;
 
   if (versions.length === 0) {
@@ -71,11 +86,18 @@ export function PolicyVersions({
   return (
     <Stack gap="md">
       {error ? <ErrorAlert error={error} /> : null}
-      {groupByName(versions).map(([name, group]) => (
+      {groupByName(versions, pins).map(([name, group, pinnedHere]) => (
         <Paper key={name} withBorder p="md">
           <Title order={3} size="h4" mb="xs">
             {name}
           </Title>
+          {pinnedHere.length > 0 ? (
+            <Text size="sm" c="dimmed" mb="xs">
+              {PIN_SEMANTICS} Pinning another version of {name} replaces{' '}
+              {pinnedHere[pinnedHere.length - 1]?.version} by default, so that its rules stop
+              deciding.
+            </Text>
+          ) : null}
           <Table aria-label={`Versions of ${name}`} verticalSpacing="xs">
             <Table.Thead>
               <Table.Tr>
@@ -148,19 +170,36 @@ export function PolicyVersions({
                         >
                           Edit as new version
                         </Button>
-                        <Button
-                          size="xs"
-                          variant={isPinned ? 'light' : 'filled'}
-                          color={isPinned ? 'gray' : undefined}
-                          leftSection={
-                            isPinned ? <IconPinnedOff size={14} /> : <IconPin size={14} />
-                          }
-                          loading={pinning.fetching || unpinning.fetching}
-                          onClick={() => toggle(version)}
-                          aria-label={`${isPinned ? 'Unpin' : 'Pin'} ${version.uri}`}
-                        >
-                          {isPinned ? 'Unpin' : 'Pin'}
-                        </Button>
+                        {isPinned ? (
+                          <Button
+                            size="xs"
+                            variant="light"
+                            color="gray"
+                            leftSection={<IconPinnedOff size={14} />}
+                            loading={busy}
+                            onClick={() => unpinIt(version)}
+                            aria-label={`Unpin ${version.uri}`}
+                          >
+                            Unpin
+                          </Button>
+                        ) : pinnedHere.length > 0 ? (
+                          <PinChoice
+                            version={version}
+                            pinned={pinnedHere}
+                            busy={busy}
+                            onPin={pinIt}
+                          />
+                        ) : (
+                          <Button
+                            size="xs"
+                            leftSection={<IconPin size={14} />}
+                            loading={busy}
+                            onClick={() => pinIt(version)}
+                            aria-label={`Pin ${version.uri}`}
+                          >
+                            Pin
+                          </Button>
+                        )}
                       </Group>
                     </Table.Td>
                   </Table.Tr>
@@ -181,5 +220,70 @@ export function PolicyVersions({
         </ScrollArea.Autosize>
       </Modal>
     </Stack>
+  );
+}
+
+const PIN_SEMANTICS =
+  'Every pinned policy is evaluated on every inspect; the most restrictive decision wins.';
+
+/**
+ * Pinning a version of a policy with pinned versions: replacing the newest pinned one is the
+ * default (an upgrade that keeps the old version pinned would keep enforcing its rules); the
+ * menu offers replacing another, or pinning beside them.
+ */
+function PinChoice({
+  version,
+  pinned,
+  busy,
+  onPin,
+}: {
+  version: PolicyVersion;
+  pinned: readonly PolicyVersion[];
+  busy: boolean;
+  onPin: (version: PolicyVersion, replaces?: PolicyVersion) => void;
+}) {
+  const replaced = pinned[pinned.length - 1] as PolicyVersion;
+  return (
+    <Group gap={2} wrap="nowrap">
+      <Tooltip
+        label={`Unpins ${replaced.version} and pins ${version.version} in one change. ${PIN_SEMANTICS}`}
+        multiline
+        w={280}
+      >
+        <Button
+          size="xs"
+          leftSection={<IconReplace size={14} />}
+          loading={busy}
+          onClick={() => onPin(version, replaced)}
+          aria-label={`Pin ${version.uri} in place of ${replaced.uri}`}
+        >
+          Replace {replaced.version}
+        </Button>
+      </Tooltip>
+      <Menu position="bottom-end" withinPortal>
+        <Menu.Target>
+          <ActionIcon size={30} disabled={busy} aria-label={`Other ways to pin ${version.uri}`}>
+            <IconChevronDown size={14} />
+          </ActionIcon>
+        </Menu.Target>
+        <Menu.Dropdown maw={320}>
+          <Menu.Label>{PIN_SEMANTICS}</Menu.Label>
+          {pinned
+            .filter((other) => other !== replaced)
+            .map((other) => (
+              <Menu.Item
+                key={other.uri}
+                leftSection={<IconReplace size={14} />}
+                onClick={() => onPin(version, other)}
+              >
+                Replace {other.version}
+              </Menu.Item>
+            ))}
+          <Menu.Item leftSection={<IconPin size={14} />} onClick={() => onPin(version)}>
+            Pin beside {pinned.length === 1 ? 'it' : 'them'}
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+    </Group>
   );
 }

@@ -10,6 +10,11 @@ import { useEffect, useMemo, useState } from 'react';
 import { cspNonce } from '../../csp-nonce.ts';
 import { type PlacedIssue, toDiagnostics } from './diagnostics.ts';
 
+// One object for every render: the editor reconfigures itself whenever this prop is a new object,
+// and a reconfiguration drops the lint state that setDiagnostics added, so the underlines of the
+// issues vanished (their gutter markers stayed) on any later render, such as a query answering.
+const BASIC_SETUP = { foldGutter: false } as const;
+
 export function YamlEditor({
   label,
   value,
@@ -46,7 +51,7 @@ export function YamlEditor({
         extensions={extensions}
         theme={scheme}
         height="360px"
-        basicSetup={{ foldGutter: false }}
+        basicSetup={BASIC_SETUP}
       />
     </Input.Wrapper>
   );
