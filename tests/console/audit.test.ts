@@ -233,6 +233,18 @@ describeInBrowser('operator console: audit trail', () => {
       });
     });
 
+    /** The decision badges of the table: their label, and whether all of it shows. */
+    const badgesOf = (page: Page) =>
+      page.locator('table[aria-label="Audit entries"] .mantine-Badge-root').evaluateAll((roots) =>
+        roots.map((root) => {
+          const label = root.querySelector('.mantine-Badge-label') as HTMLElement;
+          return {
+            text: label.textContent,
+            fits: root.scrollWidth <= root.clientWidth && label.scrollWidth <= label.clientWidth,
+          };
+        }),
+      );
+
     const openTrail = async (page: Page) => {
       await signIn(page, gateway.url, gateway.consoleKey);
       const menu = page.getByRole('button', { name: 'Menu' });
@@ -257,20 +269,19 @@ describeInBrowser('operator console: audit trail', () => {
       await agent(approved).getByText('payments-bot', { exact: true }).waitFor();
 
       // No badge is cut: each shows its whole label.
-      const badges = page.locator('table[aria-label="Audit entries"] .mantine-Badge-root');
-      const fits = await badges.evaluateAll((roots) =>
-        roots.map((root) => {
-          const label = root.querySelector('.mantine-Badge-label') as HTMLElement;
-          return {
-            text: label.textContent,
-            fits: root.scrollWidth <= root.clientWidth && label.scrollWidth <= label.clientWidth,
-          };
-        }),
-      );
-      expect(new Set(fits.map((badge) => badge.text))).toEqual(
+      const badges = await badgesOf(page);
+      expect(new Set(badges.map((badge) => badge.text))).toEqual(
         new Set(['deny', 'held', 'approved']),
       );
-      expect(fits.filter((badge) => !badge.fits)).toEqual([]);
+      expect(badges.filter((badge) => !badge.fits)).toEqual([]);
+      // Nor does the table need scrolling sideways at this width.
+      const overflow = await page
+        .getByRole('table', { name: 'Audit entries' })
+        .evaluate((table) => {
+          const viewport = table.closest('.mantine-ScrollArea-viewport') as HTMLElement;
+          return viewport.scrollWidth - viewport.clientWidth;
+        });
+      expect(overflow).toBeLessThanOrEqual(0);
 
       // A name two agents share selects the entries of both, and says so.
       const agentFilter = page.getByRole('combobox', { name: 'Agent', exact: true });
@@ -316,6 +327,7 @@ describeInBrowser('operator console: audit trail', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         390,
       );
+      expect((await badgesOf(page)).filter((badge) => !badge.fits)).toEqual([]);
       // What the table leaves out is in the row's detail.
       await cells.time.click();
       const drawer = page.getByRole('dialog');

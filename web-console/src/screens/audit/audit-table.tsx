@@ -9,22 +9,14 @@ import {
   decisionOf,
   formatClock,
   formatDate,
-  formatTime,
   reasonCodeOf,
   toolOf,
 } from './entry-fields.ts';
 import type { AuditEntry } from './queries.ts';
 import { SubjectCell } from './subject.tsx';
 
-function TimeCell({
-  entry,
-  narrow,
-  onOpen,
-}: {
-  entry: AuditEntry;
-  narrow: boolean;
-  onOpen(entry: AuditEntry): void;
-}) {
+/** The time of day above the date, so the column stays narrow; the full instant is in the detail. */
+function TimeCell({ entry, onOpen }: { entry: AuditEntry; onOpen(entry: AuditEntry): void }) {
   return (
     <Anchor
       component="button"
@@ -35,17 +27,31 @@ function TimeCell({
       style={{ whiteSpace: 'nowrap', textAlign: 'left' }}
       data-entry-time
     >
-      {narrow ? (
-        <Stack gap={0}>
-          <span>{formatClock(entry.createdAt)}</span>
-          <Text span size="xs" c="dimmed">
-            {formatDate(entry.createdAt)}
-          </Text>
-        </Stack>
-      ) : (
-        formatTime(entry.createdAt)
-      )}
+      <Stack gap={0}>
+        <span>{formatClock(entry.createdAt)}</span>
+        <Text span size="xs" c="dimmed">
+          {formatDate(entry.createdAt)}
+        </Text>
+      </Stack>
     </Anchor>
+  );
+}
+
+/** The resource's kind above its name, or its id (visually shortened, copied in full). */
+function ResourceCell({ entry }: { entry: AuditEntry }) {
+  return (
+    <Stack gap={0} miw={0}>
+      <Text size="xs" c="dimmed">
+        {entry.resourceType}
+      </Text>
+      {entry.resourceName !== null ? (
+        <Text size="sm">{entry.resourceName}</Text>
+      ) : (
+        <Text size="xs" ff="monospace" truncate="end" maw={110} title={entry.resourceId}>
+          {entry.resourceId || '—'}
+        </Text>
+      )}
+    </Stack>
   );
 }
 
@@ -99,7 +105,7 @@ export function AuditTable({
             return (
               <Table.Tr key={entry.id} data-entry-id={entry.id}>
                 <Table.Td>
-                  <TimeCell entry={entry} narrow={narrow} onOpen={onOpen} />
+                  <TimeCell entry={entry} onOpen={onOpen} />
                 </Table.Td>
                 {wide ? (
                   <Table.Td>
@@ -116,12 +122,7 @@ export function AuditTable({
                 {wide ? (
                   <>
                     <Table.Td>
-                      <Text size="sm">
-                        <Text span c="dimmed" size="sm">
-                          {entry.resourceType}
-                        </Text>{' '}
-                        {entry.resourceName ?? (entry.resourceId || '—')}
-                      </Text>
+                      <ResourceCell entry={entry} />
                     </Table.Td>
                     <Table.Td>{reasonCode ? <Code>{reasonCode}</Code> : null}</Table.Td>
                     <Table.Td data-column="actor">

@@ -58,11 +58,3 @@ export function formatDate(instant: string): string {
 export function formatClock(instant: string): string {
   return new Date(instant).toLocaleTimeString(undefined, { timeStyle: 'medium' });
 }
-
-/** A short, readable local time with seconds; the full instant is in the detail. */
-export function formatTime(instant: string): string {
-  return new Date(instant).toLocaleString(undefined, {
-    dateStyle: 'short',
-    timeStyle: 'medium',
-  });
-}
