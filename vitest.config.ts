@@ -25,6 +25,7 @@ export const UNIT_TESTS = [
   'tests/http-edge/access-log.test.ts',
   'tests/http-edge/health.test.ts',
   'tests/control-plane/config-push-hub.test.ts',
+  'tests/control-plane/graphql/batch-loader.test.ts',
   'tests/control-plane/graphql/schema.test.ts',
   'tests/control-plane/graphql/socket-keys.test.ts',
   'tests/runtime/config.test.ts',

@@ -90,6 +90,9 @@ export async function holdOrRelease(
     resourceId: approval.id,
     metadata: {
       actorType: 'agent',
+      // As a deny records its decision: the trail's decision filter finds held calls by it.
+      decision: 'require_human_approval',
+      reasonCode: 'NPL_REQUIRE_HUMAN',
       tool: call.toolName,
       agentId: agent.id,
       serverId: call.serverId,

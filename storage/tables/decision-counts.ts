@@ -5,6 +5,7 @@
 // arrive after a tenant is gone), the rest are added to their counters with one upsert, and rows
 // older than the retention (24 h) are pruned. Every read is scoped to one tenant.
 import {
+  CLIENT_ERROR_CODES,
   DECISION_RETENTION_MS,
   type DecisionCountRow,
 } from '../../shared/decisions/decision-counts.js';
@@ -79,8 +80,16 @@ export async function writeDecisionCounts(
 }
 
 export interface DecisionWindowCounts {
-  /** Per minute and outcome, oldest minute first. */
-  readonly perMinute: readonly { minute: Date; outcome: string; count: number }[];
+  /**
+   * Per minute and outcome, oldest minute first; `clientErrors` counts the denies among them
+   * whose reason code is a client error (CLIENT_ERROR_CODES), 0 for other outcomes.
+   */
+  readonly perMinute: readonly {
+    minute: Date;
+    outcome: string;
+    count: number;
+    clientErrors: number;
+  }[];
   /** Denied tools, count desc, at most `limit`. */
   readonly topDeniedTools: readonly { serverId: string; toolName: string; count: number }[];
   /** Reason codes of denies and holds, count desc, at most `limit`. */
@@ -106,10 +115,13 @@ export async function readDecisionCounts(
 ): Promise<DecisionWindowCounts> {
   const where = `"tenantId" = $1 and minute >= $2`;
   const [perMinute, tools, reasons, reporters] = await Promise.all([
-    db.query<{ minute: Date; outcome: string; count: string }>(
-      `select minute, outcome, sum(count) as count from decision_counts where ${where}
+    db.query<{ minute: Date; outcome: string; count: string; clientErrors: string | null }>(
+      `select minute, outcome, sum(count) as count,
+              sum(count) filter (where outcome = 'deny' and "reasonCode" = any($3::text[]))
+                as "clientErrors"
+         from decision_counts where ${where}
         group by minute, outcome order by minute, outcome`,
-      [tenantId, since],
+      [tenantId, since, CLIENT_ERROR_CODES],
     ),
     db.query<{ serverId: string; toolName: string; count: string }>(
       `select "serverId", "toolName", sum(count) as count from decision_counts
@@ -136,6 +148,7 @@ export async function readDecisionCounts(
       minute: new Date(row.minute),
       outcome: row.outcome,
       count: Number(row.count),
+      clientErrors: Number(row.clientErrors ?? 0),
     })),
     topDeniedTools: tools.map((row) => ({
       serverId: row.serverId,

@@ -1,6 +1,7 @@
 // The Overview in Chromium against a real gateway: decisions made through inspect are counted by
-// the data plane (allows too) and shown per outcome, with the top denied tool and reason code, the
-// pending approval, and an explanation where the key lacks a scope.
+// the data plane (allows too) and shown per outcome — a malformed request as a client error, not
+// as a policy deny — with the top denied tool and reason code, the pending approval, and an
+// explanation where the key lacks a scope.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inspectBody } from '../support/gateway.js';
 import {
@@ -45,13 +46,15 @@ describeInBrowser('operator console: overview', () => {
     }
     const held = await gateway.inspect(inspectBody(tenant.agentId, { tool: 'wire' }));
     expect(held.status).toBe(202);
+    const malformed = await gateway.inspect({ agent_id: tenant.agentId });
+    expect(malformed.body.reasonCode).toBe('MCP_MALFORMED_RPC');
   });
   afterAll(async () => {
     await browser?.close();
     await gateway?.close();
   });
 
-  it('shows the decisions per outcome, the top denied tool and reason, and the pending approval', async () => {
+  it('shows the decisions per outcome, client errors apart, the top denied tool and reason, and the pending approval', async () => {
     const { page, errors } = await browser.newPage();
     await signIn(page, gateway.url, gateway.consoleKey);
     await page.getByRole('link', { name: 'Overview' }).click();
@@ -60,6 +63,7 @@ describeInBrowser('operator console: overview', () => {
     await count('Allowed in the window').waitFor();
     expect(await count('Allowed in the window').textContent()).toBe('3');
     expect(await count('Denied in the window').textContent()).toBe('2');
+    expect(await count('Client errors in the window').textContent()).toBe('1');
     expect(await count('Held for approval in the window').textContent()).toBe('1');
     const tools = page.getByRole('table', { name: 'Top denied tools' });
     await tools.getByText('drop_table').waitFor();
@@ -67,6 +71,11 @@ describeInBrowser('operator console: overview', () => {
     const reasons = page.getByRole('table', { name: 'Top reason codes' });
     await reasons.getByText('MCP_METHOD_BLOCKED').waitFor();
     await reasons.getByText('NPL_REQUIRE_HUMAN').waitFor();
+    await reasons.getByText('MCP_MALFORMED_RPC').waitFor();
+    // The chart's legend names the client errors' series.
+    const legend = page.locator('.recharts-legend-wrapper');
+    await legend.getByText('Client errors', { exact: true }).waitFor();
+    await legend.getByText('Denied', { exact: true }).waitFor();
     expect(await count('Pending approvals count').textContent()).toBe('1');
     await page.getByText('wire', { exact: true }).waitFor();
     await page.getByText(/Reported by .*\(in-process\)/).waitFor();

@@ -2,7 +2,7 @@
 // Takes the screenshots of docs/console/ (`npm run docs:screenshots`): a real gateway with a
 // little of everything (servers, a pinned policy, agents, allowed, denied and held calls, a kill,
 // API keys), each screen in Chromium at a laptop's 1366×820, the approvals screen in the dark
-// scheme too.
+// scheme too, the audit trail at a phone's 390 px as well.
 // Not a test: it writes files for the documentation.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -59,12 +59,14 @@ async function main(): Promise<void> {
     // So the held call with a token reaches the approval queue (masked) instead of being denied.
     exfilDetectSecrets: false,
   });
-  const treasurer = await gateway.addAgent(tenant.id, { role: 'treasurer' });
-  const analyst = await gateway.addAgent(tenant.id, { role: 'analyst' });
-  const doomed = await gateway.addAgent(tenant.id, { role: 'scraper' });
+  const treasurer = await gateway.addAgent(tenant.id, { name: 'treasury-bot', role: 'treasurer' });
+  const analyst = await gateway.addAgent(tenant.id, { name: 'report-writer', role: 'analyst' });
+  const doomed = await gateway.addAgent(tenant.id, { name: 'site-scraper', role: 'scraper' });
   for (let i = 0; i < 12; i++) await gateway.inspect(inspectBody(analyst, { tool: 'read_file' }));
   for (let i = 0; i < 3; i++) await gateway.inspect(inspectBody(analyst, { tool: 'drop_table' }));
   await gateway.inspect(inspectBody(analyst, { server: 'bank', tool: 'export_customers' }));
+  // A client that sends a broken body: a client error, not a policy deny.
+  await gateway.inspect({ agent_id: analyst, tool_name: 'read_file' });
   await gateway.inspect(
     inspectBody(treasurer, {
       server: 'bank',
@@ -121,9 +123,13 @@ async function main(): Promise<void> {
     link: string,
     heading: string,
     scheme: 'light' | 'dark' = 'light',
+    width?: number,
   ) => {
     const { page } = await browser.newPage({ colorScheme: scheme });
+    if (width) await page.setViewportSize({ width, height: 844 });
     await signIn(page, gateway.url, gateway.consoleKey);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    if (await menu.isVisible()) await menu.click();
     await page.getByRole('link', { name: link }).click();
     await page.getByRole('heading', { name: heading, level: 2 }).waitFor();
     await page.waitForLoadState('networkidle');
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
   await shoot('approvals-dark', 'Approvals', 'Approvals', 'dark');
   await shoot('agents', 'Agents', 'Agents');
   await shoot('audit', 'Audit trail', 'Audit trail');
+  await shoot('audit-narrow', 'Audit trail', 'Audit trail', 'light', 390);
   await shoot('policies', 'Policies', 'Policies');
   await shoot('servers', 'MCP servers', 'MCP servers');
   await shoot('keys', 'API keys', 'API keys');

@@ -51,7 +51,10 @@ export interface TestGateway {
   readonly tenant: TestTenant;
   /** A second tenant, for isolation tests. */
   addTenant(name?: string): Promise<TestTenant>;
-  addAgent(tenantId: string, input?: { role?: string; allowedTools?: string[] }): Promise<AgentId>;
+  addAgent(
+    tenantId: string,
+    input?: { name?: string; role?: string; allowedTools?: string[] },
+  ): Promise<AgentId>;
   addApiKey(tenantId: string, scopes: string[]): Promise<string>;
   setPolicy(tenantId: string, patch: GatewayPolicyPatch): Promise<void>;
   registerServer(input: RegisterMcpServerInput): Promise<void>;
@@ -135,11 +138,11 @@ export async function startTestGateway(
   const sync = () => runtime.publisher.publishNow();
   const addAgent = async (
     tenantId: string,
-    input: { role?: string; allowedTools?: string[] } = {},
+    input: { name?: string; role?: string; allowedTools?: string[] } = {},
   ) => {
     const { id } = await createAgent(db, {
       tenantId,
-      name: `agent-${randomBytes(3).toString('hex')}`,
+      name: input.name ?? `agent-${randomBytes(3).toString('hex')}`,
       role: input.role ?? 'agent',
       allowedTools: input.allowedTools ?? ['*'],
       publicKey: `test-key-${randomBytes(16).toString('hex')}`,

@@ -1,12 +1,73 @@
 // The tenant's audit trail: a relay connection, newest first, filtered by action, agent (the
-// entry's resourceId), decision (metadata.decision) and time range; and the chain check over a
-// range (the same verifier as `agent-gateway audit verify`); and the stream of new entries.
+// entry's resourceId, by id or by name), decision (metadata.decision) and time range; and the
+// chain check over a range (the same verifier as `agent-gateway audit verify`); and the stream of
+// new entries. Entries record ids only; the names of their agent, actor and resource are read
+// when they are asked for, for a whole page (or event) at once and inside the caller's tenant.
+import { z } from 'zod';
+import {
+  type AuditSubjectRef,
+  auditEntryActor,
+  auditEntryAgent,
+  auditEntryResource,
+  isNamedSubjectKind,
+} from '../../../shared/audit/entry-subjects.js';
 import { verifyAuditChain } from '../../../shared/audit/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { openAuditExport } from '../../../storage/tables/audit-export.js';
+import {
+  agentIdsNamed,
+  readSubjectNames,
+  searchAgents,
+  subjectKey,
+} from '../../services/audit-subjects.js';
+import { createBatchLoader, perContext } from '../batch-loader.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { timeRangeRule } from '../input-rules.js';
+
+/** A subject as the schema shows it; `name` is given when already read (auditAgents). */
+interface AuditSubjectValue extends AuditSubjectRef {
+  readonly name?: string | null;
+}
+
+/** The names of the subjects a request's entries name, one batch per page or event. */
+const subjectNames = perContext((context: GraphQLContext) =>
+  createBatchLoader(subjectKey, (refs: readonly AuditSubjectRef[]) =>
+    readSubjectNames(context.db, context.caller.tenantId, refs),
+  ),
+);
+
+const AuditSubject = builder.objectRef<AuditSubjectValue>('AuditSubject').implement({
+  description:
+    'Who or what an audit entry names: the kind and id it records, and the current name of ' +
+    "that agent, API key or OAuth client in the caller's tenant.",
+  fields: (t) => ({
+    kind: t.exposeString('kind', {
+      description:
+        'What it is: agent, api_key or oauth_client (these have names); other kinds as ' +
+        'recorded, e.g. cli for `cli:admin-key reset`.',
+    }),
+    id: t.exposeString('id', {
+      description:
+        "The id the entry records: an agent's or API key's id, an OAuth client_id, a CLI command.",
+    }),
+    name: t.string({
+      nullable: true,
+      description:
+        "Its current name; null when no agent, API key or OAuth client of the caller's tenant " +
+        'has this id (deleted, or never of this tenant) or the kind has no names.',
+      resolve: async (subject, _args, context) => {
+        if (subject.name !== undefined) return subject.name;
+        if (!isNamedSubjectKind(subject.kind)) return null;
+        return (await subjectNames(context)(subject)) ?? null;
+      },
+    }),
+  }),
+});
+
+/** What the subjects of an entry are read from. */
+const SUBJECT_FIELDS = { resourceType: true, resourceId: true, metadata: true } as const;
 
 builder.prismaObject('AuditEntry', {
   description:
@@ -39,23 +100,66 @@ builder.prismaObject('AuditEntry', {
     prevHash: t.exposeString('prevHash', {
       description: "The previous entry's hash; 64 zeros for the first entry.",
     }),
+    agent: t.field({
+      type: AuditSubject,
+      nullable: true,
+      select: SUBJECT_FIELDS,
+      description:
+        'The agent the entry concerns: its resource when that is an agent, else ' +
+        'metadata.agentId (approvals, credentials, OAuth clients); null when it names none.',
+      resolve: (entry) => auditEntryAgent(entry),
+    }),
+    actor: t.field({
+      type: AuditSubject,
+      nullable: true,
+      select: SUBJECT_FIELDS,
+      description:
+        'Who acted: the API key of an operator (metadata.actor or decidedBy `api_key:<id>`), ' +
+        'the OAuth client (actorType oauth_client), the agent (actorType agent), or a CLI ' +
+        'command (`cli:…`); null for the gateway itself (actorType system).',
+      resolve: (entry) => auditEntryActor(entry),
+    }),
+    resourceName: t.string({
+      nullable: true,
+      select: SUBJECT_FIELDS,
+      description:
+        "The current name of the resource when it is an agent, API key or OAuth client of the caller's tenant; else null.",
+      resolve: async (entry, _args, context) => {
+        const resource = auditEntryResource(entry);
+        if (resource === null) return null;
+        return (await subjectNames(context)(resource)) ?? null;
+      },
+    }),
   }),
 });
 
 interface AuditTrailFilter {
   readonly action?: string | null;
   readonly agentId?: string | number | null;
+  readonly agent?: string | null;
   readonly decision?: string | null;
   readonly from?: Date | null;
   readonly to?: Date | null;
 }
 
-/** The filter of the auditTrail query and subscription, inside the caller's tenant. */
-function auditTrailWhere(filter: AuditTrailFilter, tenantId: string) {
+/**
+ * The filter of the auditTrail query and subscription, inside the caller's tenant. `agent` is
+ * resolved to the ids it names once, when the query runs or the subscription starts; the text
+ * itself is kept among them, so the entries of an agent id no row has any more still match.
+ */
+async function auditTrailWhere(filter: AuditTrailFilter, context: GraphQLContext) {
+  const tenantId = context.caller.tenantId;
+  const resource: object[] = [];
+  if (filter.agentId) resource.push({ resourceId: String(filter.agentId) });
+  const agent = filter.agent?.trim();
+  if (agent) {
+    const ids = new Set([agent, ...(await agentIdsNamed(context.db, tenantId, agent))]);
+    resource.push({ resourceId: { in: [...ids] } });
+  }
   return {
     tenantId,
     ...(filter.action ? { action: filter.action } : {}),
-    ...(filter.agentId ? { resourceId: String(filter.agentId) } : {}),
+    ...(resource.length > 0 ? { AND: resource } : {}),
     ...(filter.decision ? { metadata: { path: ['decision'], equals: filter.decision } } : {}),
     ...(filter.from || filter.to
       ? {
@@ -72,6 +176,11 @@ function auditTrailWhere(filter: AuditTrailFilter, tenantId: string) {
 const auditFilterArgs = builder.args((t) => ({
   action: t.string({ description: 'Only entries with exactly this action, e.g. inspect.deny.' }),
   agentId: t.id({ description: "The entry's resourceId (the agent of inspect entries)." }),
+  agent: t.string({
+    description:
+      "An agent's id or name (a name case-insensitive): entries whose resourceId is that agent. " +
+      'A name several agents share selects the entries of each; auditAgents lists the choices.',
+  }),
   decision: t.string({ description: 'Only entries whose metadata.decision is this, e.g. deny.' }),
   from: t.field({ type: 'DateTime', description: 'Created at or after (inclusive).' }),
   to: t.field({ type: 'DateTime', description: 'Created before (exclusive).' }),
@@ -85,10 +194,10 @@ builder.queryField('auditTrail', (t) =>
     authScopes: { scope: SCOPES.AUDIT_READ },
     args: auditFilterArgs,
     validate: timeRangeRule,
-    resolve: (query, _root, args, context) => {
+    resolve: async (query, _root, args, context) => {
       return context.db.prisma.auditEntry.findMany({
         ...query,
-        where: auditTrailWhere(args, context.caller.tenantId),
+        where: await auditTrailWhere(args, context),
         orderBy: { seq: 'desc' },
       });
     },
@@ -105,9 +214,9 @@ builder.subscriptionField('auditTrail', (t) =>
     authScopes: { scope: SCOPES.AUDIT_READ },
     args: auditFilterArgs,
     validate: timeRangeRule,
-    subscribe: (_root, args, context) => {
+    subscribe: async (_root, args, context) => {
       const tenantId = context.caller.tenantId;
-      const where = auditTrailWhere(args, tenantId);
+      const where = await auditTrailWhere(args, context);
       const action = args.action ?? null;
       return mapEvents(
         context.events.subscribe(
@@ -128,6 +237,39 @@ builder.subscriptionField('auditTrail', (t) =>
     },
     resolve: (query, id: string, _args, context) =>
       context.db.prisma.auditEntry.findUniqueOrThrow({ ...query, where: { id } }),
+  }),
+);
+
+/** Suggestions of the audit trail's agent filter: how many the console asks for by default. */
+const AUDIT_AGENTS_DEFAULT = 20;
+
+builder.queryField('auditAgents', (t) =>
+  t.field({
+    type: [AuditSubject],
+    description:
+      "The tenant's agents whose name contains `search` (case-insensitive) or whose id starts " +
+      'with it, by name: the choices of the auditTrail agent filter, for a reader of the ' +
+      'trail (audit:read; agents(...) needs agents:manage).',
+    authScopes: { scope: SCOPES.AUDIT_READ },
+    args: {
+      search: t.arg.string({
+        description: 'Part of a name, or the start of an id; all when empty.',
+      }),
+      first: t.arg.int({
+        defaultValue: AUDIT_AGENTS_DEFAULT,
+        description: `How many, 1-100. Default ${AUDIT_AGENTS_DEFAULT}.`,
+        validate: z.int().min(1).max(100).nullish(),
+      }),
+    },
+    resolve: async (_root, args, context) => {
+      const agents = await searchAgents(
+        context.db,
+        context.caller.tenantId,
+        args.search ?? '',
+        args.first ?? AUDIT_AGENTS_DEFAULT,
+      );
+      return agents.map((agent) => ({ kind: 'agent', id: agent.id, name: agent.name }));
+    },
   }),
 );
 

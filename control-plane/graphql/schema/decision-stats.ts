@@ -3,8 +3,15 @@
 // from each data plane's tally (the in-process one of `start` on a timer, remote ones with each
 // config-stream heartbeat); a process that holds an in-process tally flushes it first
 // (`flushDecisionStats`), so a query sees every decision this process made before it.
+//
+// `deny` counts every refusal. Client errors (a malformed request: CLIENT_ERROR_CODES) are denies
+// too, and are also counted apart in `clientErrors`, so a reader tells policy denies from broken
+// clients; the outcome counts kept their meaning when that field was added.
 import { z } from 'zod';
-import { DECISION_OUTCOMES } from '../../../shared/decisions/decision-counts.js';
+import {
+  CLIENT_ERROR_STATUSES,
+  DECISION_OUTCOMES,
+} from '../../../shared/decisions/decision-counts.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { readDecisionCounts } from '../../../storage/tables/decision-counts.js';
 import { builder } from '../builder.js';
@@ -22,6 +29,7 @@ interface OutcomeCount {
 interface DecisionMinute {
   readonly minute: Date;
   readonly counts: readonly OutcomeCount[];
+  readonly clientErrors: number;
 }
 interface ToolCount {
   readonly serverId: string;
@@ -42,6 +50,7 @@ interface DecisionStats {
   readonly since: Date;
   readonly perMinute: readonly DecisionMinute[];
   readonly totals: readonly OutcomeCount[];
+  readonly clientErrors: number;
   readonly topDeniedTools: readonly ToolCount[];
   readonly topReasonCodes: readonly ReasonCount[];
   readonly reporters: readonly Reporter[];
@@ -63,8 +72,11 @@ const DecisionMinuteRef = builder.objectRef<DecisionMinute>('DecisionMinute').im
     minute: t.expose('minute', { type: 'DateTime', description: "The minute's start." }),
     counts: t.field({
       type: [OutcomeCountRef],
-      description: 'Per outcome, only outcomes that occurred.',
+      description: 'Per outcome, only outcomes that occurred (deny includes client errors).',
       resolve: (minute) => minute.counts,
+    }),
+    clientErrors: t.exposeInt('clientErrors', {
+      description: "Of this minute's denies, the client errors (see DecisionStats.clientErrors).",
     }),
   }),
 });
@@ -125,8 +137,17 @@ const DecisionStatsRef = builder.objectRef<DecisionStats>('DecisionStats').imple
     }),
     totals: t.field({
       type: [OutcomeCountRef],
-      description: `Per outcome over the window: ${DECISION_OUTCOMES.join(', ')} (0 when none), in that order.`,
+      description: `Per outcome over the window: ${DECISION_OUTCOMES.join(', ')} (0 when none), in that order. deny counts every refusal, client errors included.`,
       resolve: (stats) => stats.totals,
+    }),
+    clientErrors: t.exposeInt('clientErrors', {
+      description:
+        'Of the denies over the window, the client errors: refusals of a malformed request ' +
+        '(a body that is not an inspect request or JSON-RPC message, too large, of another ' +
+        'media type): denies whose reason code has the registry status ' +
+        `${[...CLIENT_ERROR_STATUSES].join(', ')} (docs/errors.md), such as MCP_MALFORMED_RPC ` +
+        'and REQUEST_INVALID; MCP_TOKEN_PASSTHROUGH, a security refusal, stays a policy deny. ' +
+        'deny minus clientErrors is the policy denies.',
     }),
     topDeniedTools: t.field({
       type: [ToolCountRef],
@@ -186,17 +207,25 @@ builder.queryField('decisionStats', (t) =>
 );
 
 /** Rows per (minute, outcome), ordered by minute, as minutes and totals. */
-function aggregate(rows: readonly { minute: Date; outcome: string; count: number }[]): {
+function aggregate(
+  rows: readonly { minute: Date; outcome: string; count: number; clientErrors: number }[],
+): {
   perMinute: DecisionMinute[];
   totals: OutcomeCount[];
+  clientErrors: number;
 } {
-  const perMinute: { minute: Date; counts: OutcomeCount[] }[] = [];
+  const perMinute: { minute: Date; counts: OutcomeCount[]; clientErrors: number }[] = [];
   const totals = new Map<string, number>();
+  let clientErrors = 0;
   for (const row of rows) {
-    const last = perMinute.at(-1);
-    const entry = { outcome: row.outcome, count: row.count };
-    if (last && last.minute.getTime() === row.minute.getTime()) last.counts.push(entry);
-    else perMinute.push({ minute: row.minute, counts: [entry] });
+    let last = perMinute.at(-1);
+    if (!last || last.minute.getTime() !== row.minute.getTime()) {
+      last = { minute: row.minute, counts: [], clientErrors: 0 };
+      perMinute.push(last);
+    }
+    last.counts.push({ outcome: row.outcome, count: row.count });
+    last.clientErrors = Math.min(last.clientErrors + row.clientErrors, INT_MAX);
+    clientErrors += row.clientErrors;
     totals.set(row.outcome, (totals.get(row.outcome) ?? 0) + row.count);
   }
   for (const outcome of DECISION_OUTCOMES) if (!totals.has(outcome)) totals.set(outcome, 0);
@@ -206,6 +235,7 @@ function aggregate(rows: readonly { minute: Date; outcome: string; count: number
   };
   return {
     perMinute,
+    clientErrors: Math.min(clientErrors, INT_MAX),
     totals: [...totals]
       .map(([outcome, count]) => ({ outcome, count: Math.min(count, INT_MAX) }))
       .sort((a, b) => order(a.outcome) - order(b.outcome)),

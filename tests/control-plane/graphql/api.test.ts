@@ -1,7 +1,8 @@
 // The GraphQL API over real HTTP against a real single-process gateway, on both databases:
 // every domain's queries and mutations, typed validation errors, scopes, tenant isolation, and
 // that changes made through GraphQL are enforced by the data plane on the very next inspect.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
 import { newAgentPublicKey } from '../../support/agent-keys.js';
 import { describeEachDatabase } from '../../support/databases.js';
@@ -552,6 +553,128 @@ rules:
     expect(verified.data?.verifyAuditTrail.count).toBeGreaterThan(3);
     const foreign = await q('{ auditTrail { edges { node { resourceId } } } }', {}, otherAdmin);
     expect(JSON.stringify(foreign.data)).not.toContain(gw.tenant.agentId);
+  });
+
+  it("audit trail: names each entry's agent, actor and resource, within the tenant only", async () => {
+    const named = await q('{ me { apiKeyId } }');
+    const adminKeyId = named.data?.me.apiKeyId as string;
+    await gw.registerServer({
+      tenantId: gw.tenant.id,
+      serverId: 'names',
+      url: 'http://127.0.0.1:9/mcp',
+    });
+    const created = await q('mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }', {
+      i: {
+        name: `twin-${kind}`,
+        publicKey: newAgentPublicKey(),
+        allowedTools: ['*'],
+        mcpAudiences: ['mcp://names'],
+      },
+    });
+    const twinA = created.data?.createAgent.id as string;
+    const twinB = await gw.addAgent(gw.tenant.id, { name: `Twin-${kind}` });
+    const otherAgent = await q(
+      'query($id: ID!) { agent(id: $id) { name } }',
+      { id: other.agentId },
+      otherAdmin,
+    );
+    const otherName = otherAgent.data?.agent.name as string;
+    // An operator's key and an OAuth client, both named and audited with their ids.
+    const key = await q(
+      'mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { apiKey { id } } }',
+      { i: { name: 'nightly-export', scopes: ['audit:read'] } },
+    );
+    const keyId = key.data?.createApiKey.apiKey.id as string;
+    const client = await q(
+      'mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { client { id } } }',
+      { i: { agentId: twinA, clientName: 'twin-a-client' } },
+    );
+    expect(client.errors).toBeUndefined();
+    const clientId = client.data?.registerOAuthClient.client.id as string;
+    // Denies of both twins, and one naming the other tenant's agent (AGENT_UNKNOWN here).
+    await gw.setPolicy(gw.tenant.id, { trustedServers: [] });
+    for (const agent of [twinA, twinB]) {
+      expect((await gw.inspect(inspectBody(agent))).status).toBe(403);
+    }
+    const foreign = await gw.inspect(inspectBody(other.agentId));
+    expect(foreign.body.reasonCode).toBe('AGENT_UNKNOWN');
+
+    const FIELDS =
+      '{ action resourceId resourceName agent { kind id name } actor { kind id name } }';
+    // Every SQL statement the gateway sends while it answers (pg is the driver of both databases).
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    const trail = await q(`query($n: Int) { auditTrail(first: $n) { edges { node ${FIELDS} } } }`, {
+      n: 100,
+    });
+    const statements = query.mock.calls.map(([config]) =>
+      typeof config === 'string' ? config : String((config as { text?: string }).text),
+    );
+    query.mockRestore();
+    // One read of each named kind for the whole page, not one per entry.
+    for (const table of ['agents', 'api_keys', 'oauth_clients']) {
+      // In any schema: a PostgreSQL run uses one of its own.
+      const read = new RegExp(`FROM "[a-z0-9_]+"\\."${table}" WHERE`);
+      const reads = statements.filter((sql) => read.test(sql));
+      expect(reads, table).toHaveLength(1);
+    }
+    expect(trail.errors).toBeUndefined();
+    const nodes = trail.data?.auditTrail.edges.map((edge: Loose) => edge.node) as Loose[];
+    const byResource = (id: string) => nodes.find((node) => node.resourceId === id);
+    const admin = { kind: 'api_key', id: adminKeyId, name: 'test' };
+    expect(byResource(keyId)).toMatchObject({
+      action: 'api_key.created',
+      resourceName: 'nightly-export',
+      actor: admin,
+    });
+    expect(byResource(clientId)).toMatchObject({
+      action: 'oauth.client_registered',
+      resourceName: 'twin-a-client',
+      agent: { kind: 'agent', id: twinA, name: `twin-${kind}` },
+      actor: admin,
+    });
+    expect(byResource(twinB)).toMatchObject({
+      action: 'inspect.deny',
+      resourceName: `Twin-${kind}`,
+      agent: { kind: 'agent', id: twinB, name: `Twin-${kind}` },
+      actor: { kind: 'agent', id: twinB, name: `Twin-${kind}` },
+    });
+    // The other tenant's agent is an id here: its name never shows.
+    expect(byResource(other.agentId)).toMatchObject({
+      resourceName: null,
+      agent: { kind: 'agent', id: other.agentId, name: null },
+    });
+    expect(JSON.stringify(nodes)).not.toContain(otherName);
+
+    // The agent filter takes a name (case-insensitive; both twins share it) or an id.
+    const byAgent = async (agent: string) => {
+      const answer = await q(
+        'query($a: String) { auditTrail(agent: $a) { edges { node { resourceId } } } }',
+        { a: agent },
+      );
+      expect(answer.errors).toBeUndefined();
+      return new Set(answer.data?.auditTrail.edges.map((edge: Loose) => edge.node.resourceId));
+    };
+    expect(await byAgent(`TWIN-${kind}`)).toEqual(new Set([twinA, twinB]));
+    expect(await byAgent(twinB)).toEqual(new Set([twinB]));
+    expect(await byAgent(other.agentId)).toEqual(new Set([other.agentId]));
+    expect(await byAgent(otherName)).toEqual(new Set());
+
+    // The filter's choices: this tenant's agents, with names; never the other tenant's.
+    const choices = await q('{ auditAgents(search: "twin") { kind id name } }');
+    expect(choices.data?.auditAgents).toEqual(
+      expect.arrayContaining([
+        { kind: 'agent', id: twinA, name: `twin-${kind}` },
+        { kind: 'agent', id: twinB, name: `Twin-${kind}` },
+      ]),
+    );
+    expect(choices.data?.auditAgents).toHaveLength(2);
+    const all = await q('{ auditAgents(first: 100) { id } }');
+    expect(all.data?.auditAgents.map((agent: Loose) => agent.id)).not.toContain(other.agentId);
+    const auditor = await gw.addApiKey(gw.tenant.id, ['audit:read']);
+    expect((await q('{ auditAgents { id } }', {}, auditor)).errors).toBeUndefined();
+    expect(errorCodes(await q('{ auditAgents { id } }', {}, gw.tenant.key))).toEqual([
+      'AUTH_INSUFFICIENT_SCOPE',
+    ]);
   });
 
   it('data planes: listed for tenants:admin only', async () => {

@@ -1,6 +1,7 @@
 // decisionStats over real HTTP against a real single-process gateway, on both databases: allowed,
 // denied and held inspect calls are counted by the data plane's own tally, written before the
-// query (no waiting), aggregated per outcome, tool and reason code, inside the caller's tenant.
+// query (no waiting), aggregated per outcome, tool and reason code, inside the caller's tenant;
+// malformed requests are denies counted apart as client errors.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
 import { describeEachDatabase } from '../../support/databases.js';
@@ -10,8 +11,9 @@ import { errorCodes, type GraphQLAnswer, graphql, type Loose } from './support.j
 
 const STATS = `query($w: Int) { decisionStats(windowMinutes: $w) {
   windowMinutes since
-  perMinute { minute counts { outcome count } }
+  perMinute { minute counts { outcome count } clientErrors }
   totals { outcome count }
+  clientErrors
   topDeniedTools { serverId toolName count }
   topReasonCodes { reasonCode count }
   reporters { dataPlaneId name lastReportedAt } } }`;
@@ -57,6 +59,12 @@ describeEachDatabase('decisionStats (one process)', (kind) => {
       expect(held.status).toBe(202);
       holdCode = held.body.reasonCode as string;
     }
+    // Two malformed requests: denies, and client errors.
+    for (const body of [{}, inspectBody(agent, { mode: 'dry-run' })]) {
+      const malformed = await gw.inspect(body);
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.reasonCode).toBe('MCP_MALFORMED_RPC');
+    }
   });
   afterAll(() => gw?.close());
 
@@ -67,15 +75,17 @@ describeEachDatabase('decisionStats (one process)', (kind) => {
     expect(stats.windowMinutes).toBe(60);
     expect(stats.totals).toEqual([
       { outcome: 'allow', count: 3 },
-      { outcome: 'deny', count: 3 },
+      { outcome: 'deny', count: 5 },
       { outcome: 'require_human_approval', count: 2 },
     ]);
+    expect(stats.clientErrors).toBe(2);
     expect(stats.topDeniedTools).toEqual([
       { serverId: 'shadow-db', toolName: 'drop', count: 2 },
       { serverId: 'mail', toolName: 'send', count: 1 },
     ]);
     expect(stats.topReasonCodes).toEqual([
       { reasonCode: 'MCP_SERVER_NOT_WHITELISTED', count: 3 },
+      { reasonCode: 'MCP_MALFORMED_RPC', count: 2 },
       { reasonCode: holdCode, count: 2 },
     ]);
     // The minutes add up to the totals (the calls may straddle a minute boundary).
@@ -86,8 +96,9 @@ describeEachDatabase('decisionStats (one process)', (kind) => {
       );
       for (const { outcome, count } of minute.counts)
         summed[outcome] = (summed[outcome] ?? 0) + count;
+      summed.clientErrors = (summed.clientErrors ?? 0) + minute.clientErrors;
     }
-    expect(summed).toEqual({ allow: 3, deny: 3, require_human_approval: 2 });
+    expect(summed).toEqual({ allow: 3, deny: 5, require_human_approval: 2, clientErrors: 2 });
     expect(stats.reporters).toEqual([
       { dataPlaneId: null, name: 'local', lastReportedAt: expect.any(String) },
     ]);
@@ -110,6 +121,7 @@ describeEachDatabase('decisionStats (one process)', (kind) => {
         { outcome: 'deny', count: 0 },
         { outcome: 'require_human_approval', count: 0 },
       ],
+      clientErrors: 0,
       topDeniedTools: [],
       topReasonCodes: [],
       reporters: [],

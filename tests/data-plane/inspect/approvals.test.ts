@@ -133,7 +133,13 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       action: 'approval.requested',
       resourceType: 'approval',
       resourceId: approval.id,
-      metadata: { ruleId: 'hold_payments', policy: policyUri, tool: 'echo' },
+      metadata: {
+        decision: 'require_human_approval',
+        reasonCode: 'NPL_REQUIRE_HUMAN',
+        ruleId: 'hold_payments',
+        policy: policyUri,
+        tool: 'echo',
+      },
     });
     expect(await findApproval(gateway.db, tenant.id, approval.id)).toMatchObject({
       status: 'pending',

@@ -47,7 +47,13 @@ describeEachDatabase('decision_counts', (kind) => {
     await writeDecisionCounts(
       t.db,
       'dp-a',
-      [row({ count: 3 }), row({ ...deny, count: 1 }), row({ ...deny, count: 1 })],
+      [
+        row({ count: 3 }),
+        row({ ...deny, count: 1 }),
+        row({ ...deny, count: 1 }),
+        // A malformed body: a deny without server or tool, and a client error.
+        row({ outcome: 'deny', reasonCode: 'MCP_MALFORMED_RPC', count: 2 }),
+      ],
       NOW,
     );
     await writeDecisionCounts(
@@ -62,22 +68,29 @@ describeEachDatabase('decision_counts', (kind) => {
     );
     const stored = await t.db.query<{ reporter: string; count: number }>(
       `select reporter, count from decision_counts where "tenantId" = $1 and reporter = 'dp-a'
-        order by outcome`,
+        order by outcome, count desc`,
       [tenant],
     );
     expect(stored).toEqual([
       { reporter: 'dp-a', count: 5 },
       { reporter: 'dp-a', count: 3 },
+      { reporter: 'dp-a', count: 2 },
     ]);
     const read = await readDecisionCounts(t.db, tenant, new Date(AT - 10 * MINUTE));
     expect(read.perMinute).toEqual([
-      { minute: new Date(AT - MINUTE), outcome: 'require_human_approval', count: 1 },
-      { minute: new Date(AT), outcome: 'allow', count: 5 },
-      { minute: new Date(AT), outcome: 'deny', count: 3 },
+      {
+        minute: new Date(AT - MINUTE),
+        outcome: 'require_human_approval',
+        count: 1,
+        clientErrors: 0,
+      },
+      { minute: new Date(AT), outcome: 'allow', count: 5, clientErrors: 0 },
+      { minute: new Date(AT), outcome: 'deny', count: 5, clientErrors: 2 },
     ]);
     expect(read.topDeniedTools).toEqual([{ serverId: 'db', toolName: 'drop', count: 3 }]);
     expect(read.topReasonCodes).toEqual([
       { reasonCode: 'R1', count: 3 },
+      { reasonCode: 'MCP_MALFORMED_RPC', count: 2 },
       { reasonCode: 'HOLD', count: 1 },
     ]);
     expect(read.reporters.map((r) => r.reporter)).toEqual(['local:local', 'dp-a']);
@@ -89,7 +102,9 @@ describeEachDatabase('decision_counts', (kind) => {
     );
     expect(unknown).toEqual([]);
     const foreign = await readDecisionCounts(t.db, other, new Date(AT - 10 * MINUTE));
-    expect(foreign.perMinute).toEqual([{ minute: new Date(AT), outcome: 'allow', count: 7 }]);
+    expect(foreign.perMinute).toEqual([
+      { minute: new Date(AT), outcome: 'allow', count: 7, clientErrors: 0 },
+    ]);
   });
 
   it('prunes rows older than 24 hours on a write', async () => {

@@ -1,6 +1,7 @@
-// One entry in full: every field, the metadata as pretty JSON, and its place in the hash chain —
-// its own hash and the hash of the entry before it (which opens that entry when it is loaded),
-// and the entry after it when that one is loaded.
+// One entry in full: every field (its agent, actor and resource by name with their full ids to
+// copy), the metadata as pretty JSON, and its place in the hash chain — its own hash and the
+// hash of the entry before it (which opens that entry when it is loaded), and the entry after it
+// when that one is loaded. On a narrow screen this is where the columns the table leaves out are.
 import {
   ActionIcon,
   Anchor,
@@ -15,16 +16,20 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
-import { GENESIS_HASH } from './entry-fields.ts';
-import type { AuditEntry } from './queries.ts';
+import type { ReactNode } from 'react';
+import { DecisionBadge } from './decision-badge.tsx';
+import { actorTypeOf, decisionOf, GENESIS_HASH, reasonCodeOf, toolOf } from './entry-fields.ts';
+import type { AuditEntry, AuditSubject } from './queries.ts';
+import { kindLabel } from './subject.tsx';
 
-function HashValue({ label, hash }: { label: string; hash: string }) {
+/** A value to copy in full (a hash, an id), with a copy button named after `label`. */
+function CopyableValue({ label, value }: { label: string; value: string }) {
   return (
     <Group gap={4} wrap="nowrap" align="flex-start">
       <Code style={{ wordBreak: 'break-all' }} aria-label={label}>
-        {hash}
+        {value}
       </Code>
-      <CopyButton value={hash}>
+      <CopyButton value={value}>
         {({ copied, copy }) => (
           <Tooltip label={copied ? 'Copied' : 'Copy'}>
             <ActionIcon variant="subtle" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>
@@ -56,11 +61,11 @@ function ChainLinks({
       <Text size="sm" fw={500}>
         This entry's hash
       </Text>
-      <HashValue label="Entry hash" hash={entry.hash} />
+      <CopyableValue label="Entry hash" value={entry.hash} />
       <Text size="sm" fw={500}>
         Previous entry's hash
       </Text>
-      <HashValue label="Previous hash" hash={entry.prevHash} />
+      <CopyableValue label="Previous hash" value={entry.prevHash} />
       {entry.prevHash === GENESIS_HASH ? (
         <Text size="sm" c="dimmed">
           The first entry of the tenant's chain: it links to no earlier entry.
@@ -83,6 +88,46 @@ function ChainLinks({
   );
 }
 
+/** A subject by name (or kind, without one) above its full id to copy. */
+function SubjectValue({ name, subject }: { name: string; subject: AuditSubject }) {
+  return (
+    <Stack gap={2}>
+      <Text size="sm" fw={subject.name !== null ? 500 : undefined}>
+        {subject.name ?? `${kindLabel(subject.kind)} (no name: deleted or unknown here)`}
+      </Text>
+      <CopyableValue label={`${name} id`} value={subject.id} />
+    </Stack>
+  );
+}
+
+function entryRows(entry: AuditEntry): [string, ReactNode][] {
+  const decision = decisionOf(entry);
+  const tool = toolOf(entry);
+  const reasonCode = reasonCodeOf(entry);
+  const actorType = actorTypeOf(entry);
+  const rows: [string, ReactNode][] = [
+    ['Id', entry.id],
+    ['Position', entry.seq],
+    ['Time (UTC)', entry.createdAt],
+    ['Action', entry.action],
+  ];
+  if (decision) rows.push(['Decision', <DecisionBadge key="decision" decision={decision} />]);
+  if (entry.agent) {
+    rows.push(['Agent', <SubjectValue key="agent" name="Agent" subject={entry.agent} />]);
+  }
+  if (tool) rows.push(['Tool', tool]);
+  if (reasonCode) rows.push(['Reason code', reasonCode]);
+  if (entry.actor) {
+    rows.push(['Actor', <SubjectValue key="actor" name="Actor" subject={entry.actor} />]);
+  } else if (actorType) {
+    rows.push(['Actor', actorType]);
+  }
+  rows.push(['Resource type', entry.resourceType]);
+  if (entry.resourceName) rows.push(['Resource name', entry.resourceName]);
+  rows.push(['Resource id', entry.resourceId || '—']);
+  return rows;
+}
+
 export function EntryDrawer({
   entry,
   loaded,
@@ -94,16 +139,7 @@ export function EntryDrawer({
   onOpen(entry: AuditEntry): void;
   onClose(): void;
 }) {
-  const rows: [string, string][] = entry
-    ? [
-        ['Id', entry.id],
-        ['Position', entry.seq],
-        ['Time (UTC)', entry.createdAt],
-        ['Action', entry.action],
-        ['Resource type', entry.resourceType],
-        ['Resource id', entry.resourceId || '—'],
-      ]
-    : [];
+  const rows: [string, ReactNode][] = entry ? entryRows(entry) : [];
   return (
     <Drawer
       opened={entry !== null}

@@ -20,21 +20,41 @@ export function reasonCodeOf(entry: AuditEntry): string | null {
   return metadataString(entry, 'reasonCode');
 }
 
-/** Who acted: the operator's key (`actor`), else the kind of actor (agent, system). */
-export function actorOf(entry: AuditEntry): string | null {
-  return metadataString(entry, 'actor') ?? metadataString(entry, 'actorType');
+/** The tool of an inspect or approval entry. */
+export function toolOf(entry: AuditEntry): string | null {
+  return metadataString(entry, 'tool');
+}
+
+/** What a decision's badge says: short enough to fit its column (the value is its title). */
+const DECISION_LABELS: Readonly<Record<string, string>> = {
+  allow: 'allow',
+  deny: 'deny',
+  require_human_approval: 'held',
+  approved: 'approved',
+  rejected: 'rejected',
+};
+
+export function decisionLabel(decision: string): string {
+  return DECISION_LABELS[decision] ?? decision;
+}
+
+/** The kind of actor the entry records (agent, operator, system, oauth_client). */
+export function actorTypeOf(entry: AuditEntry): string | null {
+  return metadataString(entry, 'actorType');
 }
 
 export function decisionColor(decision: string): string {
-  if (decision === 'deny') return 'red';
-  if (decision === 'allow') return 'green';
+  if (decision === 'deny' || decision === 'rejected') return 'red';
+  if (decision === 'allow' || decision === 'approved') return 'green';
   return 'yellow';
 }
 
-/** A short, readable local time with seconds; the full instant is in the detail. */
-export function formatTime(instant: string): string {
-  return new Date(instant).toLocaleString(undefined, {
-    dateStyle: 'short',
-    timeStyle: 'medium',
-  });
+/** The local date alone, short. */
+export function formatDate(instant: string): string {
+  return new Date(instant).toLocaleDateString(undefined, { dateStyle: 'short' });
+}
+
+/** The local time of day with seconds. */
+export function formatClock(instant: string): string {
+  return new Date(instant).toLocaleTimeString(undefined, { timeStyle: 'medium' });
 }

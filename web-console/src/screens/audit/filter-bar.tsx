@@ -1,7 +1,10 @@
-// The filters of the trail: an action (one the gateway writes, or any typed text), an agent, a
-// decision and a time range. Changing one reloads the table and restarts the live tail with it.
+// The filters of the trail: an action (one the gateway writes, or any typed text), an agent (by
+// name or id), a decision and a time range. Changing one reloads the table and restarts the live
+// tail with it.
 import { Autocomplete, Button, Group, Select, TextInput } from '@mantine/core';
 import { IconFilterOff } from '@tabler/icons-react';
+import { AgentFilter } from './agent-filter.tsx';
+import { decisionLabel } from './entry-fields.ts';
 import { type AuditFilters, KNOWN_ACTIONS, KNOWN_DECISIONS, NO_FILTERS } from './filters.ts';
 
 export function FilterBar({
@@ -24,17 +27,14 @@ export function FilterBar({
         clearable
         w={190}
       />
-      <TextInput
-        label="Agent"
-        placeholder="Agent id"
-        value={filters.agentId}
-        onChange={(event) => set({ agentId: event.currentTarget.value })}
-        w={220}
+      <AgentFilter
+        value={{ agent: filters.agent, agentId: filters.agentId }}
+        onChange={(choice) => set(choice)}
       />
       <Select
         label="Decision"
         placeholder="Any decision"
-        data={KNOWN_DECISIONS as string[]}
+        data={KNOWN_DECISIONS.map((value) => ({ value, label: decisionLabel(value) }))}
         value={filters.decision || null}
         onChange={(decision) => set({ decision: decision ?? '' })}
         clearable

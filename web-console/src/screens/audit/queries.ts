@@ -1,5 +1,7 @@
 // The audit trail's GraphQL operations: one entry fragment shared by the page query, the live
-// tail and the export, so every entry on screen has the same fields whichever way it arrived.
+// tail and the export, so every entry on screen has the same fields whichever way it arrived
+// (with the names of its agent, actor and resource, which the server reads per page); and the
+// agents the agent filter offers.
 import { graphql, type ResultOf } from '../../graphql.ts';
 
 export const AuditEntryFields = graphql(`
@@ -13,6 +15,9 @@ export const AuditEntryFields = graphql(`
     metadata
     hash
     prevHash
+    resourceName
+    agent { kind id name }
+    actor { kind id name }
   }
 `);
 
@@ -23,6 +28,7 @@ export const AuditTrailQuery = graphql(
   query ConsoleAuditTrail(
     $action: String
     $agentId: ID
+    $agent: String
     $decision: String
     $from: DateTime
     $to: DateTime
@@ -32,6 +38,7 @@ export const AuditTrailQuery = graphql(
     auditTrail(
       action: $action
       agentId: $agentId
+      agent: $agent
       decision: $decision
       from: $from
       to: $to
@@ -51,17 +58,33 @@ export const AuditTrailSubscription = graphql(
   subscription ConsoleAuditTail(
     $action: String
     $agentId: ID
+    $agent: String
     $decision: String
     $from: DateTime
     $to: DateTime
   ) {
-    auditTrail(action: $action, agentId: $agentId, decision: $decision, from: $from, to: $to) {
+    auditTrail(
+      action: $action
+      agentId: $agentId
+      agent: $agent
+      decision: $decision
+      from: $from
+      to: $to
+    ) {
       ...AuditEntryFields
     }
   }
 `,
   [AuditEntryFields],
 );
+
+export type AuditSubject = NonNullable<AuditEntry['agent']>;
+
+export const AuditAgentsQuery = graphql(`
+  query ConsoleAuditAgents($search: String) {
+    auditAgents(search: $search) { kind id name }
+  }
+`);
 
 export const VerifyAuditTrailQuery = graphql(`
   query ConsoleVerifyAuditTrail($from: DateTime, $to: DateTime) {

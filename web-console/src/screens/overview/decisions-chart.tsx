@@ -1,5 +1,6 @@
-// Decisions per minute by outcome, stacked, over the chosen window (Mantine's BarChart over
-// recharts). Minutes without decisions are filled in as zeros so the time axis is even.
+// Decisions per minute, stacked, over the chosen window (Mantine's BarChart over recharts):
+// allowed, denied by policy, client errors (malformed requests: denies the server counts apart in
+// clientErrors) and held. Minutes without decisions are filled in as zeros so the axis is even.
 import { BarChart } from '@mantine/charts';
 import { Text } from '@mantine/core';
 import type { ResultOf } from '../../graphql.ts';
@@ -7,11 +8,28 @@ import type { DecisionStatsQuery } from './queries.ts';
 
 type Stats = ResultOf<typeof DecisionStatsQuery>['decisionStats'];
 
-export const OUTCOME_SERIES = [
+export const DECISION_SERIES = [
   { name: 'allow', label: 'Allowed', color: 'teal.6' },
   { name: 'deny', label: 'Denied', color: 'red.6' },
+  { name: 'client_error', label: 'Client errors', color: 'gray.6' },
   { name: 'require_human_approval', label: 'Held for approval', color: 'yellow.6' },
 ] as const;
+
+export type SeriesName = (typeof DECISION_SERIES)[number]['name'];
+
+/** Outcome counts as the series: policy denies are the denies that are not client errors. */
+export function seriesCounts(
+  counts: readonly { outcome: string; count: number }[],
+  clientErrors: number,
+): Record<SeriesName, number> {
+  const of = (outcome: string) => counts.find((count) => count.outcome === outcome)?.count ?? 0;
+  return {
+    allow: of('allow'),
+    deny: Math.max(of('deny') - clientErrors, 0),
+    client_error: clientErrors,
+    require_human_approval: of('require_human_approval'),
+  };
+}
 
 const MINUTE = 60_000;
 
@@ -23,19 +41,13 @@ export function DecisionsChart({ stats }: { stats: Stats }) {
   const byMinute = new Map(
     stats.perMinute.map((row) => [
       Date.parse(row.minute),
-      Object.fromEntries(row.counts.map((count) => [count.outcome, count.count])),
+      seriesCounts(row.counts, row.clientErrors),
     ]),
   );
   const first = Date.parse(stats.since);
   const data = [];
   for (let minute = first, i = 0; i < stats.windowMinutes; minute += MINUTE, i++) {
-    const counts = byMinute.get(minute) ?? {};
-    data.push({
-      minute: minuteLabel(minute),
-      allow: counts.allow ?? 0,
-      deny: counts.deny ?? 0,
-      require_human_approval: counts.require_human_approval ?? 0,
-    });
+    data.push({ minute: minuteLabel(minute), ...(byMinute.get(minute) ?? seriesCounts([], 0)) });
   }
   if (stats.perMinute.length === 0) {
     return (
@@ -51,7 +63,7 @@ export function DecisionsChart({ stats }: { stats: Stats }) {
       data={data}
       dataKey="minute"
       type="stacked"
-      series={OUTCOME_SERIES.map(({ name, label, color }) => ({ name, label, color }))}
+      series={DECISION_SERIES.map(({ name, label, color }) => ({ name, label, color }))}
       withLegend
       tickLine="y"
       aria-label="Decisions per minute by outcome"

@@ -1,6 +1,7 @@
 // The Overview: what the gateway decided lately (decision counts reported by every data plane,
-// allows included — they are not audited), what it denies most and why, what waits for a human,
-// and which configuration each data plane serves. The counts refresh every 15 s.
+// allows included — they are not audited; policy denies apart from client errors, the malformed
+// requests), what it denies most and why, what waits for a human, and which configuration each
+// data plane serves. The counts refresh every 15 s.
 import {
   Button,
   Card,
@@ -19,7 +20,7 @@ import { useQuery } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
 import { DataPlanesCard } from './data-planes-card.tsx';
-import { DecisionsChart, OUTCOME_SERIES } from './decisions-chart.tsx';
+import { DECISION_SERIES, DecisionsChart, seriesCounts } from './decisions-chart.tsx';
 import { PendingApprovalsCard } from './pending-approvals-card.tsx';
 import { DecisionStatsQuery } from './queries.ts';
 import { RankedList } from './ranked-list.tsx';
@@ -31,6 +32,14 @@ const WINDOWS = [
   { value: '1440', label: '24 h' },
 ];
 const REFRESH_MS = 15_000;
+
+/** What each tile counts, in a line. */
+const SERIES_NOTES: Record<(typeof DECISION_SERIES)[number]['name'], string> = {
+  allow: 'Calls that passed',
+  deny: 'Refused by policy, identity or limits',
+  client_error: 'Malformed requests (e.g. MCP_MALFORMED_RPC)',
+  require_human_approval: 'Calls an NPL rule held for a human',
+};
 
 function DecisionStatsPanel({ windowMinutes }: { windowMinutes: number }) {
   const [{ data, error, fetching }, refetch] = useQuery({
@@ -46,17 +55,20 @@ function DecisionStatsPanel({ windowMinutes }: { windowMinutes: number }) {
   if (error) return <ErrorAlert error={error} />;
   if (!data) return null;
   const stats = data.decisionStats;
-  const totals = new Map(stats.totals.map((total) => [total.outcome, total.count]));
+  const totals = seriesCounts(stats.totals, stats.clientErrors);
   return (
     <Stack>
-      <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        {OUTCOME_SERIES.map((series) => (
+      <SimpleGrid cols={{ base: 2, md: 4 }}>
+        {DECISION_SERIES.map((series) => (
           <Card withBorder padding="md" key={series.name}>
             <Text size="sm" c="dimmed">
               {series.label}
             </Text>
             <Text size="xl" fw={700} aria-label={`${series.label} in the window`}>
-              {totals.get(series.name) ?? 0}
+              {totals[series.name]}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {SERIES_NOTES[series.name]}
             </Text>
           </Card>
         ))}

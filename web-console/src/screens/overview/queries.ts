@@ -7,8 +7,9 @@ export const DecisionStatsQuery = graphql(`
     decisionStats(windowMinutes: $windowMinutes) {
       windowMinutes
       since
-      perMinute { minute counts { outcome count } }
+      perMinute { minute counts { outcome count } clientErrors }
       totals { outcome count }
+      clientErrors
       topDeniedTools { serverId toolName count }
       topReasonCodes { reasonCode count }
       reporters { dataPlaneId name lastReportedAt }
