@@ -9,8 +9,9 @@
 //   it is decided (a progress notification when it sent a progressToken, else a log message),
 //   the proxy waits for the decision (bounded by the tenant's approvalWaitSeconds) and then runs
 //   the call through governance again with the approval: approved → it passes once and is
-//   forwarded; rejected or expired → the audited deny. A wait that ends first answers
-//   APPROVAL_PENDING with the approvalId; retrying the same call resumes that approval.
+//   forwarded; rejected or expired → the audited deny. A wait that ends first (or that a stopping
+//   gateway ends) answers APPROVAL_PENDING with the approvalId; retrying the same call, on this
+//   process or after a restart, resumes that approval (it is found by the call's digest).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
@@ -43,6 +44,8 @@ export interface ToolCallContext {
   readonly headers: IncomingHttpHeaders;
   /** MCP-Protocol-Version of this request (an older supported one is relayed as sent). */
   readonly protocolVersion: string;
+  /** Aborted when the server starts closing: a held call stops waiting and answers pending. */
+  readonly stopping: AbortSignal;
 }
 
 /** Runs the call to its end: resolves once its response is on the client's stream. */
@@ -226,7 +229,12 @@ class ProxyOutlet implements DecisionOutlet {
         tenant.id,
         approvalId,
         tenant.policy.approvalWaitMs,
-        AbortSignal.any([session.closed.signal, closedSignal(stream), execution.signal]),
+        AbortSignal.any([
+          session.closed.signal,
+          closedSignal(stream),
+          execution.signal,
+          this.#ctx.stopping,
+        ]),
         () => stream.keepAlive(),
       );
     } finally {
@@ -238,6 +246,14 @@ class ProxyOutlet implements DecisionOutlet {
     const killed = execution.signal.aborted || current.agents.get(session.agentId)?.killed === true;
     if (!killed) {
       if (stream.closed) return this.#resolve();
+      if (status === 'pending' && this.#ctx.stopping.aborted) {
+        // The client's connection must not keep the stopping server open once it has its answer.
+        stream.closeConnectionWhenDone();
+        return this.#pending(
+          approvalId,
+          'the gateway is stopping; retry the same call once it is back to keep waiting',
+        );
+      }
       if (status === 'pending') return this.#pending(approvalId);
       this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
     }
@@ -251,13 +267,13 @@ class ProxyOutlet implements DecisionOutlet {
     await govern(deps, again, this.#ctx.headers, message);
   }
 
-  #pending(approvalId: ApprovalId): void {
+  #pending(approvalId: ApprovalId, next = 'retry the same call to keep waiting'): void {
     this.#respond(
       rpcError(
         this.#ctx.message.id,
         JSONRPC_ERROR_CODES.GATEWAY_DENIED,
         'APPROVAL_PENDING',
-        `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; retry the same call to keep waiting`,
+        `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; ${next}`,
         { approvalId },
       ),
     );
