@@ -3,14 +3,20 @@
 // `approval.resolved` on the event bus before it reads, so a decision made in any process sharing
 // the bus wakes it at once, and re-reads the row only when woken (or at the approval's expiry),
 // never on a timer.
+//
+// While it waits for a pending approval, the wait is recorded in the database (approval_waits,
+// with the latest time it waits until) and `approval.waiting` is published when it starts and
+// when it ends: the console shows an approver, in any process, whether a client still waits for
+// the decision and until when.
 import { createEventWaiter, EVENT_TYPES, type EventBus } from '../shared/events/index.js';
 import type { ApprovalId, TenantId } from '../shared/ids.js';
 import type { Database } from '../storage/engine/database.js';
+import { beginApprovalWait, endApprovalWait } from '../storage/tables/approval-waits.js';
 import { type ApprovalRecord, findApproval } from '../storage/tables/approvals.js';
 
 export interface ApprovalWaitDependencies {
   readonly db: Database;
-  readonly events: Pick<EventBus, 'subscribe'>;
+  readonly events: Pick<EventBus, 'subscribe' | 'publish'>;
 }
 
 /**
@@ -33,8 +39,15 @@ export async function waitForApprovalDecision(
         event.approval.id === id,
     ),
   );
+  let wait: string | undefined;
+  let approval: ApprovalRecord | undefined;
   try {
-    let approval = await findApproval(deps.db, tenantId, id);
+    approval = await findApproval(deps.db, tenantId, id);
+    if (approval?.status === 'pending' && Date.now() < deadline && !stop.aborted) {
+      const until = new Date(Math.min(deadline, approval.expiresAt.getTime()));
+      wait = await beginApprovalWait(deps.db, id, until);
+      announce(deps, approval);
+    }
     while (approval?.status === 'pending' && Date.now() < deadline && !stop.aborted) {
       const until = Math.min(deadline, approval.expiresAt.getTime());
       await decided.wait(until - Date.now(), stop);
@@ -43,5 +56,19 @@ export async function waitForApprovalDecision(
     return approval;
   } finally {
     await decided.close();
+    if (wait !== undefined && approval) {
+      // A row this fails to delete (the database gone) lapses at its `until` by itself.
+      await endApprovalWait(deps.db, wait).catch(() => {});
+      announce(deps, approval);
+    }
   }
+}
+
+/** `approval.waiting`: subscribers re-read Approval.clientWaitingUntil. */
+function announce(deps: ApprovalWaitDependencies, approval: ApprovalRecord): void {
+  deps.events.publish({
+    type: EVENT_TYPES.APPROVAL_WAITING,
+    tenantId: approval.tenantId,
+    approval: { id: approval.id, agentId: approval.agentId, status: approval.status },
+  });
 }

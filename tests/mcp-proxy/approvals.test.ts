@@ -3,6 +3,7 @@
 // approves it over GraphQL and the same call returns the upstream's result (one upstream call).
 // Rejected and expired end in the audited deny, a kill in AGENT_REVOKED; a wait that ends first
 // answers APPROVAL_PENDING with the approvalId, and retrying the same call resumes that approval.
+// While it waits, its Approval's clientWaitingUntil says until when (the console's card shows it).
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../shared/events/index.js';
@@ -10,6 +11,7 @@ import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { type Approver, startApprover } from '../support/approver.js';
+import { until as waitFor } from '../support/until.js';
 import { connectWithApiKey, type ProxyFixture, startHoldingProxyFixture } from './support.js';
 
 /** Resolves with the id of the next approval created for the agent (subscribed at once). */
@@ -63,6 +65,38 @@ describe('MCP proxy: held calls wait for their approval', () => {
       expect(progress[0]).toContain(`held for approval ${approvalId}`);
       expect(progress[0]).toContain('approveApproval');
       expect(progress.at(-1)).toContain(`approval ${approvalId} is approved`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('while the call is held, its Approval says until when the client waits; then that none does', async () => {
+    const { gateway, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const created = approvalCreated(gateway, agentId);
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    try {
+      const held = Date.now();
+      const result = client.callTool({ name: 'echo', arguments: { text: 'needs-human' } });
+      const id = await created;
+      const waitingUntil = async () =>
+        (
+          await graphql<{ approval: { clientWaitingUntil: string | null } }>(
+            gateway.url,
+            admin,
+            'query($id: ID!) { approval(id: $id) { clientWaitingUntil } }',
+            { id },
+          )
+        ).data?.approval.clientWaitingUntil ?? null;
+      // The tenant's approvalWaitSeconds (120) from when the proxy started waiting.
+      const until = await waitFor(waitingUntil, (value) => value !== null, 'the wait recorded');
+      expect(Date.parse(until as string) - held).toBeGreaterThan(100_000);
+      expect(Date.parse(until as string)).toBeLessThanOrEqual(Date.now() + 120_000);
+      await graphql(gateway.url, admin, 'mutation($id: ID!) { approveApproval(id: $id) { id } }', {
+        id,
+      });
+      expect((await result).structuredContent).toEqual({ text: 'needs-human' });
+      expect(await waitingUntil()).toBeNull();
     } finally {
       await client.close();
     }

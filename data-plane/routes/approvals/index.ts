@@ -28,7 +28,8 @@ export const APPROVAL_PATH = '/api/v1/mcp/gateway/approvals/:id';
 export interface ApprovalRoutesDependencies {
   readonly store: SnapshotStore;
   readonly db: Database;
-  readonly events: Pick<EventBus, 'subscribe'>;
+  /** `approval.resolved` wakes a long-poll; `approval.waiting` is published while it waits. */
+  readonly events: Pick<EventBus, 'subscribe' | 'publish'>;
   /** The kill switch's registry: a long-poll is one of the agent's executions. */
   readonly executions?: Pick<ExecutionRegistry, 'begin'> | undefined;
   /** Longest `wait` of the long-poll, in seconds (default 30). */
