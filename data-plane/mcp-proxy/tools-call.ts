@@ -127,7 +127,11 @@ function buildCall(
 /** The proxy's outlet: answers become JSON-RPC messages; held calls wait; forwards relay. */
 class ProxyOutlet implements DecisionOutlet {
   readonly #ctx: ToolCallContext;
-  readonly #started = performance.now();
+  /**
+   * When the decision being made started: the call's arrival, then the end of its approval wait,
+   * so a decision's duration is the gateway's own time, never the human's.
+   */
+  #started = performance.now();
   #resolve!: () => void;
   readonly finished = new Promise<void>((resolve) => {
     this.#resolve = resolve;
@@ -240,6 +244,7 @@ class ProxyOutlet implements DecisionOutlet {
     } finally {
       execution.end();
     }
+    this.#started = performance.now();
     const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
     // Killed while held: governance again answers the audited AGENT_REVOKED, not the rejection
     // the kill wrote on the approval (nor APPROVAL_PENDING for the wait it cut short).
@@ -321,13 +326,13 @@ async function waitForDecision(
   const timer = setInterval(keepAlive, deps.limits.keepAliveMs);
   timer.unref();
   try {
-    const events = deps.approvalEvents;
     const approval = await waitForApprovalDecision(
-      { db: deps.db, events },
+      { db: deps.db, events: deps.approvalEvents, metrics: deps.metrics },
       tenantId,
       id,
       waitMs,
       stop,
+      'mcp_proxy',
     );
     return approval?.status ?? 'expired';
   } finally {

@@ -20,6 +20,7 @@ import type { Database } from '../../../storage/engine/database.js';
 import { type ApprovalRecord, findApproval } from '../../../storage/tables/approvals.js';
 import { waitForApprovalDecision } from '../../approval-wait.js';
 import type { ExecutionRegistry } from '../../executions.js';
+import type { GatewayMetrics } from '../../metrics/gateway-metrics.js';
 import { refusedAgent } from '../../refusal-subjects.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 
@@ -30,6 +31,8 @@ export interface ApprovalRoutesDependencies {
   readonly db: Database;
   /** `approval.resolved` wakes a long-poll; `approval.waiting` is published while it waits. */
   readonly events: Pick<EventBus, 'subscribe' | 'publish'>;
+  /** agent_gateway_approval_wait_seconds{source="long_poll"}. */
+  readonly metrics: Pick<GatewayMetrics, 'approvalWait'>;
   /** The kill switch's registry: a long-poll is one of the agent's executions. */
   readonly executions?: Pick<ExecutionRegistry, 'begin'> | undefined;
   /** Longest `wait` of the long-poll, in seconds (default 30). */
@@ -155,6 +158,7 @@ async function waitForDecision(
       approval.id,
       waitSeconds * 1000,
       AbortSignal.any([clientGone.signal, closing, ...(execution ? [execution.signal] : [])]),
+      'long_poll',
     );
   } finally {
     execution?.end();
