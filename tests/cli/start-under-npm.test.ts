@@ -2,8 +2,8 @@
 // the gateway in one process group of their own. SIGINT/SIGTERM to the group, to the gateway alone
 // or to npm alone (what `docker stop` sends a container's PID 1) must end every process of the
 // group, gracefully, and within the shutdown timeout even when stdout is a pipe nobody reads any
-// more. The README's other entry point for containers, the bin itself as PID 1, is stopped the
-// same way (issue 25 item 2).
+// more (issue 25 item 2). The README's other entry point for containers, the bin itself, is
+// stopped the same way in tests/cli/start.test.ts.
 //
 // `npm start` runs the compiled dist/ tree: beforeAll runs `npm run build` when dist/ is missing or
 // older than a source file (a fresh clone has it from `npm install`'s prepare script).
@@ -15,7 +15,7 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killCliProcesses, REPO_ROOT, runCli } from '../support/cli-process.js';
+import { REPO_ROOT } from '../support/cli-process.js';
 import { until } from '../support/until.js';
 
 const SOURCE_DIRS = [
@@ -181,8 +181,6 @@ afterEach(async () => {
   }
 });
 
-afterEach(killCliProcesses);
-
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -310,18 +308,6 @@ function isRunning(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-
-describe('the bin as a container runs it (`node dist/cli/main.js start` as PID 1)', () => {
-  it('SIGTERM stops it within 5 s with status 0 and releases gateway.lock', async () => {
-    const gateway = runCli(['start'], env());
-    await gateway.waitForLog('ready');
-    const signalled = performance.now();
-    gateway.child.kill('SIGTERM');
-    expect(await gateway.exited).toBe(0);
-    expect(performance.now() - signalled).toBeLessThan(STOP_WITHIN_MS);
-    expect(existsSync(join(dataDir, 'gateway.lock'))).toBe(false);
-  }, 90_000);
-});
 
 /** Writes to a non-blocking pipe until the kernel refuses more. */
 function fillPipe(fd: number): void {
