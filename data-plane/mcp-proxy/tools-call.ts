@@ -252,8 +252,6 @@ class ProxyOutlet implements DecisionOutlet {
     if (!killed) {
       if (stream.closed) return this.#resolve();
       if (status === 'pending' && this.#ctx.stopping.aborted) {
-        // The client's connection must not keep the stopping server open once it has its answer.
-        stream.closeConnectionWhenDone();
         return this.#pending(
           approvalId,
           'the gateway is stopping; retry the same call once it is back to keep waiting',

@@ -64,27 +64,6 @@ abstract class DownstreamStream {
   keepAlive(): void {
     if (!this.closed && this.res.headersSent) this.res.write(': keep-alive\n\n');
   }
-
-  /**
-   * Closes the connection once this answer is complete, for a stopping server: the answer's
-   * headers said keep-alive long ago, and an idle keep-alive connection would hold the server's
-   * close until its idle timeout (the server reaps idle connections only as it starts closing).
-   */
-  closeConnectionWhenDone(): void {
-    closeWhenFinished(this.connection);
-  }
-
-  /** The response now carrying the stream. */
-  protected get connection(): ServerResponse | undefined {
-    return this.res;
-  }
-}
-
-function closeWhenFinished(res: ServerResponse | undefined): void {
-  const socket = res?.socket;
-  if (!res || !socket) return;
-  if (res.writableFinished) socket.destroySoon();
-  else res.once('finish', () => socket.destroySoon());
 }
 
 export class CallStream extends DownstreamStream {
@@ -113,11 +92,6 @@ export class CallStream extends DownstreamStream {
 
   protected override get resumable(): boolean {
     return this.#log !== undefined && !this.#log.done;
-  }
-
-  /** A resumed stream is carried by the client's latest GET (or by nothing while it is away). */
-  protected override get connection(): ServerResponse | undefined {
-    return this.#log ? this.#log.sink : this.res;
   }
 
   /** Finished, or gone with no way back (not resumable). */
