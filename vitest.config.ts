@@ -29,6 +29,7 @@ export const UNIT_TESTS = [
   'tests/control-plane/graphql/schema.test.ts',
   'tests/control-plane/graphql/socket-keys.test.ts',
   'tests/runtime/config.test.ts',
+  'tests/cli/npm-parent-watch.test.ts',
   'tests/runtime/config-docs.test.ts',
   'tests/storage/engine/batched-writer.test.ts',
   'tests/tool-pinning/tool-pins.test.ts',

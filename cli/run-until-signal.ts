@@ -10,8 +10,11 @@
 // - a parent that forwards signals (`npm start` forwards SIGINT/SIGTERM to its child) repeats the
 //   signal the process group already delivered, which read as "a second signal" and skipped the
 //   graceful shutdown. The same signal again within REPEATED_SIGNAL_MS is the same request.
+// Under npm, npm going away without a word to the gateway is a stop request too
+// (npm-parent-watch.ts).
 import pino, { type Logger } from 'pino';
 import { formatErrorLine } from '../shared/errors/index.js';
+import { watchNpmParent } from './npm-parent-watch.js';
 
 /** How soon the same signal again counts as a forwarded copy of the first, not a second request. */
 export const REPEATED_SIGNAL_MS = 1000;
@@ -40,9 +43,12 @@ export async function runUntilSignal(
       exitSoon(logger, 130);
       return;
     }
+    logger.info({ signal }, 'signal received');
+    stop(signal);
+  };
+  const stop = (signal: NodeJS.Signals) => {
     stopSignal = signal;
     stopAt = performance.now();
-    logger.info({ signal }, 'signal received');
     // Keeps the process alive until the shutdown settles: a close that waits on something no
     // handle stands for would otherwise end the process at once (status 13) without a word.
     // Unref'd once closed, so a process with nothing left to do ends without waiting for it.
@@ -59,11 +65,21 @@ export async function runUntilSignal(
   };
   process.on('SIGINT', handleSignal);
   process.on('SIGTERM', handleSignal);
+  // Under npm, npm going away is a stop request like SIGTERM (npm-parent-watch.ts).
+  const unwatchParent = watchNpmParent(
+    { env: process.env, parentPid: () => process.ppid },
+    (parentPid) => {
+      if (stopSignal) return;
+      logger.warn({ parentPid }, 'npm, which started the gateway, is gone: shutting down');
+      stop('SIGTERM');
+    },
+  );
   let server: { close(): Promise<void>; readonly fatal?: Promise<Error> };
   try {
     server = await start();
   } catch (error) {
     shutdownTimer?.unref();
+    unwatchParent();
     console.error(formatErrorLine(error));
     return 1;
   }
@@ -91,6 +107,7 @@ export async function runUntilSignal(
     return 1;
   } finally {
     shutdownTimer?.unref();
+    unwatchParent();
   }
 }
 

@@ -110,6 +110,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
     store: deps.store,
     db: deps.db,
     events: deps.events,
+    metrics: deps.metrics,
     executions: deps.executions,
     maxWaitSeconds: deps.maxApprovalWaitSeconds,
   });

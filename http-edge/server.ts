@@ -7,6 +7,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import { closeConnectionsWhenIdle } from './drain.js';
 import { errorsPlugin, sendError, toGatewayError } from './errors.js';
 import { healthPlugin, type Readiness } from './health.js';
 import { metricsPlugin, type ServedMetrics } from './metrics.js';
@@ -106,6 +107,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       sendError(reply, refused);
     },
   });
+  closeConnectionsWhenIdle(app);
   // fastify-plugin wrapped: their handlers and decorations apply to the whole app.
   await app.register(errorsPlugin);
   await app.register(refusalsPlugin, { refusals: options.refusals });

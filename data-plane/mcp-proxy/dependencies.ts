@@ -26,8 +26,8 @@ export const PROXY_LIMIT_DEFAULTS: ProxyLimits = {
 export interface McpProxyDependencies extends InspectDependencies {
   readonly sessions: ProxySessions;
   readonly upstreamSessions: UpstreamSessions;
-  /** Approval resolutions, awaited by held calls. */
-  readonly approvalEvents: Pick<EventBus, 'subscribe'>;
+  /** Approval resolutions, awaited by held calls; `approval.waiting` published while they wait. */
+  readonly approvalEvents: Pick<EventBus, 'subscribe' | 'publish'>;
   readonly auth: ProxyAuthDependencies;
   readonly limits: ProxyLimits;
 }

@@ -45,9 +45,12 @@ export interface IncomingRequest {
 
 export class McpProxy {
   readonly #deps: McpProxyDependencies;
+  readonly #stopping: AbortSignal;
 
-  constructor(deps: McpProxyDependencies) {
+  /** `stopping`: aborted when the server starts closing (held calls stop waiting). */
+  constructor(deps: McpProxyDependencies, stopping: AbortSignal) {
     this.#deps = deps;
+    this.#stopping = stopping;
   }
 
   get deps(): McpProxyDependencies {
@@ -164,6 +167,7 @@ export class McpProxy {
         stream,
         headers: incoming.headers,
         protocolVersion: incoming.protocolVersion,
+        stopping: this.#stopping,
       });
       return;
     }

@@ -2,8 +2,10 @@
 // to unmodified MCP clients (transport/), and `/.well-known/oauth-protected-resource/mcp/{serverId}`
 // (RFC 9728) tells them which authorization server issues tokens for it, so a client that starts
 // from a 401 finds its way to our token endpoint by itself. Encapsulated: its error handler and
-// JSON parsing are its own. Closing the app closes every proxy session (and their upstream
-// sessions).
+// JSON parsing are its own. Closing the app first ends what would hold its close for ever: held
+// calls answer APPROVAL_PENDING with their approval id (the client retries the same call after
+// the restart and resumes that approval) and GET streams end; calls being forwarded finish; then
+// every proxy session (and its upstream session) closes.
 import type { FastifyInstance } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { proxyResource } from './auth.js';
@@ -20,7 +22,12 @@ export const mcpProxyRoutes = fastifyPlugin(registerMcpProxy, {
 });
 
 async function registerMcpProxy(app: FastifyInstance, deps: McpProxyDependencies): Promise<void> {
-  const proxy = new McpProxy(deps);
+  const stopping = new AbortController();
+  app.addHook('preClose', async () => {
+    stopping.abort();
+    deps.sessions.endServerStreams();
+  });
+  const proxy = new McpProxy(deps, stopping.signal);
   app.get(
     PROTECTED_RESOURCE_PATH,
     {

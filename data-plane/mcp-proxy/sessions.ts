@@ -175,6 +175,15 @@ export class ProxySessions {
     return closed;
   }
 
+  /**
+   * Ends every session's GET stream, for a stopping server: an open stream is a request in
+   * flight, which the server's close would wait for. The sessions stay open until `closeAll`, so
+   * calls still running finish over their upstream sessions.
+   */
+  endServerStreams(): void {
+    for (const session of this.#byId.values()) session.serverStream?.end();
+  }
+
   closeAll(): void {
     clearInterval(this.#sweep);
     this.#sweep = undefined;

@@ -9,8 +9,9 @@
 //   it is decided (a progress notification when it sent a progressToken, else a log message),
 //   the proxy waits for the decision (bounded by the tenant's approvalWaitSeconds) and then runs
 //   the call through governance again with the approval: approved → it passes once and is
-//   forwarded; rejected or expired → the audited deny. A wait that ends first answers
-//   APPROVAL_PENDING with the approvalId; retrying the same call resumes that approval.
+//   forwarded; rejected or expired → the audited deny. A wait that ends first (or that a stopping
+//   gateway ends) answers APPROVAL_PENDING with the approvalId; retrying the same call, on this
+//   process or after a restart, resumes that approval (it is found by the call's digest).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
@@ -43,6 +44,8 @@ export interface ToolCallContext {
   readonly headers: IncomingHttpHeaders;
   /** MCP-Protocol-Version of this request (an older supported one is relayed as sent). */
   readonly protocolVersion: string;
+  /** Aborted when the server starts closing: a held call stops waiting and answers pending. */
+  readonly stopping: AbortSignal;
 }
 
 /** Runs the call to its end: resolves once its response is on the client's stream. */
@@ -124,7 +127,11 @@ function buildCall(
 /** The proxy's outlet: answers become JSON-RPC messages; held calls wait; forwards relay. */
 class ProxyOutlet implements DecisionOutlet {
   readonly #ctx: ToolCallContext;
-  readonly #started = performance.now();
+  /**
+   * When the decision being made started: the call's arrival, then the end of its approval wait,
+   * so a decision's duration is the gateway's own time, never the human's.
+   */
+  #started = performance.now();
   #resolve!: () => void;
   readonly finished = new Promise<void>((resolve) => {
     this.#resolve = resolve;
@@ -226,18 +233,30 @@ class ProxyOutlet implements DecisionOutlet {
         tenant.id,
         approvalId,
         tenant.policy.approvalWaitMs,
-        AbortSignal.any([session.closed.signal, closedSignal(stream), execution.signal]),
+        AbortSignal.any([
+          session.closed.signal,
+          closedSignal(stream),
+          execution.signal,
+          this.#ctx.stopping,
+        ]),
         () => stream.keepAlive(),
       );
     } finally {
       execution.end();
     }
+    this.#started = performance.now();
     const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
     // Killed while held: governance again answers the audited AGENT_REVOKED, not the rejection
     // the kill wrote on the approval (nor APPROVAL_PENDING for the wait it cut short).
     const killed = execution.signal.aborted || current.agents.get(session.agentId)?.killed === true;
     if (!killed) {
       if (stream.closed) return this.#resolve();
+      if (status === 'pending' && this.#ctx.stopping.aborted) {
+        return this.#pending(
+          approvalId,
+          'the gateway is stopping; retry the same call once it is back to keep waiting',
+        );
+      }
       if (status === 'pending') return this.#pending(approvalId);
       this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
     }
@@ -251,13 +270,13 @@ class ProxyOutlet implements DecisionOutlet {
     await govern(deps, again, this.#ctx.headers, message);
   }
 
-  #pending(approvalId: ApprovalId): void {
+  #pending(approvalId: ApprovalId, next = 'retry the same call to keep waiting'): void {
     this.#respond(
       rpcError(
         this.#ctx.message.id,
         JSONRPC_ERROR_CODES.GATEWAY_DENIED,
         'APPROVAL_PENDING',
-        `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; retry the same call to keep waiting`,
+        `${formatErrorMessage('APPROVAL_PENDING', { approvalId })}; ${next}`,
         { approvalId },
       ),
     );
@@ -305,13 +324,13 @@ async function waitForDecision(
   const timer = setInterval(keepAlive, deps.limits.keepAliveMs);
   timer.unref();
   try {
-    const events = deps.approvalEvents;
     const approval = await waitForApprovalDecision(
-      { db: deps.db, events },
+      { db: deps.db, events: deps.approvalEvents, metrics: deps.metrics },
       tenantId,
       id,
       waitMs,
       stop,
+      'mcp_proxy',
     );
     return approval?.status ?? 'expired';
   } finally {

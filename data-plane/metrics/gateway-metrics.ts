@@ -8,6 +8,7 @@ import { DecisionTally } from './decision-tally.js';
 export interface GatewayMetrics {
   readonly registry: Registry;
   readonly inspectDuration: Histogram<'decision' | 'reason_code' | 'mode'>;
+  readonly approvalWait: Histogram<'source' | 'outcome'>;
   readonly upstreamDuration: Histogram<'outcome'>;
   readonly auditFlushDuration: Histogram;
   readonly auditFlushEntries: Counter;
@@ -28,6 +29,8 @@ export interface GatewayMetrics {
 const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
+/** A human's pace: seconds to an hour (approvalWaitSeconds is at most 3600). */
+const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
 export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
   const registry = new Registry();
@@ -36,9 +39,16 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     registry,
     inspectDuration: new Histogram({
       name: 'agent_gateway_inspect_duration_seconds',
-      help: 'Time to answer an inspect request, by decision, reason code and mode.',
+      help: "The gateway's time to decide a call and answer it (a forward included), by decision, reason code and mode; never the time a call waited for a human (agent_gateway_approval_wait_seconds).",
       labelNames: ['decision', 'reason_code', 'mode'],
       buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    approvalWait: new Histogram({
+      name: 'agent_gateway_approval_wait_seconds',
+      help: "Time a client waited for an approval's decision, by source (mcp_proxy: a held tools/call; long_poll: GET /api/v1/mcp/gateway/approvals/{id}?wait) and outcome (approved, rejected, expired; timed_out: the wait ended first; abandoned: the client left, the gateway stopped or the agent was killed).",
+      labelNames: ['source', 'outcome'],
+      buckets: APPROVAL_WAIT_BUCKETS,
       registers: [registry],
     }),
     upstreamDuration: new Histogram({

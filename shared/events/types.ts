@@ -7,6 +7,8 @@ export const EVENT_TYPES = {
   AUDIT_APPENDED: 'audit.appended',
   APPROVAL_CREATED: 'approval.created',
   APPROVAL_RESOLVED: 'approval.resolved',
+  /** A client started or stopped waiting for an approval's decision (Approval.clientWaitingUntil). */
+  APPROVAL_WAITING: 'approval.waiting',
   /** A kill is committed to the database: the control plane's fan-out picks it up. */
   AGENT_KILL_COMMITTED: 'agent.kill.committed',
   /** The control plane's fan-out reached the data planes (or gave up waiting for some). */
@@ -36,7 +38,10 @@ export interface AuditAppendedEvent {
 }
 
 export interface ApprovalEvent {
-  readonly type: typeof EVENT_TYPES.APPROVAL_CREATED | typeof EVENT_TYPES.APPROVAL_RESOLVED;
+  readonly type:
+    | typeof EVENT_TYPES.APPROVAL_CREATED
+    | typeof EVENT_TYPES.APPROVAL_RESOLVED
+    | typeof EVENT_TYPES.APPROVAL_WAITING;
   readonly tenantId: TenantId;
   readonly approval: {
     readonly id: ApprovalId;

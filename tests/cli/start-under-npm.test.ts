@@ -1,7 +1,9 @@
 // `npm start` as an operator or a supervisor runs it: npm, the shell npm runs the script with, and
-// the gateway in one process group of their own. SIGINT/SIGTERM to the group or to the gateway
-// alone must end every process of the group, gracefully, and within the shutdown timeout even
-// when stdout is a pipe nobody reads any more.
+// the gateway in one process group of their own. SIGINT/SIGTERM to the group, to the gateway alone
+// or to npm alone (what `docker stop` sends a container's PID 1) must end every process of the
+// group, gracefully, and within the shutdown timeout even when stdout is a pipe nobody reads any
+// more (issue 25 item 2). The README's other entry point for containers, the bin itself, is
+// stopped the same way in tests/cli/start.test.ts.
 //
 // `npm start` runs the compiled dist/ tree: beforeAll runs `npm run build` when dist/ is missing or
 // older than a source file (a fresh clone has it from `npm install`'s prepare script).
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli-process.js';
+import { until } from '../support/until.js';
 
 const SOURCE_DIRS = [
   'cli',
@@ -27,6 +30,12 @@ const SOURCE_DIRS = [
 const DIST_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 /** Only a failure timeout: every wait below ends on an event long before it. */
 const EXIT_TIMEOUT_MS = 60_000;
+/**
+ * The promise the README makes to supervisors: a stop signal ends the gateway within this (docker
+ * stop waits 10 s before SIGKILL). Measured from the signal; the shutdown itself takes well under
+ * a second.
+ */
+const STOP_WITHIN_MS = 5_000;
 
 async function newestSourceMtime(dir: string): Promise<number> {
   let newest = 0;
@@ -214,6 +223,47 @@ describe('npm start in its own process group', () => {
     90_000,
   );
 
+  // What `docker stop` does to a container whose PID 1 is `npm start`, and what most supervisors
+  // do to their main process: SIGTERM to npm alone, not to its group.
+  it('SIGTERM to npm alone stops the gateway within 5 s and releases gateway.lock', async () => {
+    const gateway = npmStart(env());
+    await gateway.waitForLog('ready');
+    const gatewayPid = gateway.gatewayPid();
+    const signalled = performance.now();
+    process.kill(gateway.npm.pid as number, 'SIGTERM');
+    await until(
+      async () => isRunning(gatewayPid),
+      (running) => !running,
+      'the gateway exits',
+      STOP_WITHIN_MS,
+    );
+    expect(performance.now() - signalled).toBeLessThan(STOP_WITHIN_MS);
+    expect(existsSync(join(dataDir, 'gateway.lock'))).toBe(false);
+    expect(await groupExit(gateway)).toEqual({ code: 0, signal: null });
+    expect(messages(gateway)).toContain('stopped');
+  }, 90_000);
+
+  // npm gone without forwarding anything (SIGKILL, the OOM killer): the gateway notices that its
+  // parent went away (cli/npm-parent-watch.ts) and shuts down as on SIGTERM.
+  it('npm killed outright: the gateway stops within 5 s and releases gateway.lock', async () => {
+    const gateway = npmStart(env());
+    await gateway.waitForLog('ready');
+    const gatewayPid = gateway.gatewayPid();
+    const killed = performance.now();
+    process.kill(gateway.npm.pid as number, 'SIGKILL');
+    await until(
+      async () => isRunning(gatewayPid),
+      (running) => !running,
+      'the gateway exits',
+      STOP_WITHIN_MS,
+    );
+    expect(performance.now() - killed).toBeLessThan(STOP_WITHIN_MS);
+    expect(existsSync(join(dataDir, 'gateway.lock'))).toBe(false);
+    await groupExit(gateway);
+    expect(messages(gateway)).toContain('npm, which started the gateway, is gone: shutting down');
+    expect(messages(gateway)).toContain('stopped');
+  }, 90_000);
+
   it('ends within the shutdown timeout when stdout is a full pipe nobody reads', async () => {
     // stdout is a FIFO: read here until `ready`, then filled up while a reader stays open.
     const dir = await mkdtemp(join(tmpdir(), 'agw-fifo-'));
@@ -248,6 +298,16 @@ describe('npm start in its own process group', () => {
     }
   }, 90_000);
 });
+
+/** Whether a process with this pid runs (signal 0 checks without signalling). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Writes to a non-blocking pipe until the kernel refuses more. */
 function fillPipe(fd: number): void {

@@ -1,17 +1,23 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { verifyAuditChain } from '../../shared/audit/index.js';
 import { parseApiKey } from '../../shared/identity/api-keys.js';
 import { openDatabase } from '../../storage/engine/database.js';
 import { exportAuditTrail } from '../../storage/tables/audit-export.js';
+import { graphql } from '../control-plane/graphql/support.js';
+import { connectWithApiKey, HOLD_ECHO_POLICY } from '../mcp-proxy/support.js';
 import { killCliProcesses, runCli, runCliToEnd } from '../support/cli-process.js';
 import { dropSchema, postgresUrl, uniqueSchemaName } from '../support/databases.js';
+import { inspectBody, postAsClient } from '../support/gateway.js';
+import { startMcpUpstream } from '../support/mcp-upstream.js';
 
 afterEach(killCliProcesses);
 
@@ -33,6 +39,51 @@ function secretOf(key: string): string {
   const parsed = parseApiKey(key);
   if (!parsed) throw new Error(`not an API key: ${key}`);
   return parsed.secret;
+}
+
+const HELD_SERVER = 'held';
+
+/** Registers and trusts the upstream, pins HOLD_ECHO_POLICY, spawns an agent; its id. */
+async function setUpHeldCalls(url: string, key: string, upstreamUrl: string): Promise<string> {
+  const steps: [string, Record<string, unknown>][] = [
+    [
+      'mutation($i: RegisterMcpServerInput!) { registerMcpServer(input: $i) { serverId } }',
+      { i: { serverId: HELD_SERVER, url: upstreamUrl } },
+    ],
+    [
+      'mutation($i: GatewayPolicyInput!) { updateGatewayPolicy(input: $i) { __typename } }',
+      { i: { trustedServers: [HELD_SERVER] } },
+    ],
+  ];
+  for (const [query, variables] of steps) {
+    expect((await graphql(url, key, query, variables)).errors).toBeUndefined();
+  }
+  const published = await graphql<{ publishNplPolicy: { data?: { uri: string } } }>(
+    url,
+    key,
+    `mutation($i: PublishNplPolicyInput!) { publishNplPolicy(input: $i) {
+       ... on MutationPublishNplPolicySuccess { data { uri } } } }`,
+    { i: { source: HOLD_ECHO_POLICY } },
+  );
+  const uri = published.data?.publishNplPolicy.data?.uri as string;
+  expect(uri).toBeDefined();
+  const pinned = await graphql(url, key, 'mutation($uri: String!) { pinNplPolicy(uri: $uri) }', {
+    uri,
+  });
+  expect(pinned.errors).toBeUndefined();
+  const spawned = await postAsClient(
+    `${url}/api/v1/agents/spawn`,
+    {
+      name: 'held-agent',
+      system_prompt: '',
+      persona: { tone: 'terse', language: 'en' },
+      allowed_tools: ['*'],
+      mcp_audiences: [`mcp://${HELD_SERVER}`],
+    },
+    { key },
+  );
+  expect(spawned.status).toBe(201);
+  return ((await spawned.json()) as { agent: { id: string } }).agent.id;
 }
 
 describe('agent-gateway start on the embedded database', () => {
@@ -60,8 +111,13 @@ describe('agent-gateway start on the embedded database', () => {
     // The key never reaches the structured logs.
     expect(gateway.stdout.join('\n')).not.toContain(secretOf(key));
 
+    // The README's container entry point (the bin as PID 1): SIGTERM ends it within 5 s with
+    // status 0 and releases the data directory.
+    const signalled = performance.now();
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(5_000);
+    expect(existsSync(join(dataDir, 'gateway.lock'))).toBe(false);
     expect(gateway.stderr.filter((line) => KEY_LINE.test(line))).toHaveLength(1);
     expect(gateway.stdout.some((line) => line.includes('audit queue flushed'))).toBe(true);
 
@@ -91,6 +147,87 @@ describe('agent-gateway start on the embedded database', () => {
     gateway.child.kill('SIGINT');
     expect(await gateway.exited).toBe(0);
   }, 90_000);
+
+  // Issue 25 item 1, as an operator meets it: an MCP SDK client holds a call through the proxy and
+  // an agent long-polls an approval over REST when the gateway is stopped. Both waits end at once
+  // with an answer the client can act on, the process exits 0 and releases the data directory;
+  // after a restart the approval is decided and the same call, retried, resumes it and runs once.
+  it('SIGTERM answers the held call APPROVAL_PENDING and the long-poll its state, exits 0; the retry after a restart resumes the approval', async () => {
+    const upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true });
+    onTestFinished(() => upstream.close());
+    const first = runCli(['start'], env());
+    const url = (await first.waitForLog('ready', 60_000)).url as string;
+    const key = (await readFile(join(dataDir, 'admin-api-key'), 'utf8')).trim();
+    const agentId = await setUpHeldCalls(url, key, upstream.url);
+
+    // An agent on REST: inspect holds its call, and it long-polls the approval.
+    const inspected = await postAsClient(
+      `${url}/api/v1/mcp/gateway/inspect`,
+      inspectBody(agentId, { server: HELD_SERVER, args: { text: 'needs-human' } }),
+      { key },
+    );
+    expect(inspected.status).toBe(202);
+    const restApproval = ((await inspected.json()) as { approval: { id: string } }).approval.id;
+
+    // An agent on MCP: its call is held open, and its first progress notice names the approval.
+    const client = await connectWithApiKey(`${url}/mcp/${HELD_SERVER}`, key, agentId);
+    let heldAs: (id: string) => void = () => {};
+    const proxyApproval = new Promise<string>((resolve) => {
+      heldAs = resolve;
+    });
+    const held = client
+      .callTool({ name: 'echo', arguments: { text: 'needs-human' } }, undefined, {
+        onprogress: (progress) => {
+          const id = /held for approval (\S+):/.exec(progress.message ?? '')?.[1];
+          if (id) heldAs(id);
+        },
+        timeout: 60_000,
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const polled = fetch(`${url}/api/v1/mcp/gateway/approvals/${restApproval}?wait=30`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const approvalId = await proxyApproval;
+
+    first.child.kill('SIGTERM');
+    const [answer, poll, code] = await Promise.all([held, polled, first.exited]);
+    expect(code, first.stdout.join('\n')).toBe(0);
+    expect(first.stdout.join('\n')).not.toContain('shutdown timed out');
+    expect(existsSync(join(dataDir, 'gateway.lock'))).toBe(false);
+    expect(answer).toBeInstanceOf(McpError);
+    expect((answer as McpError).data).toMatchObject({ reasonCode: 'APPROVAL_PENDING', approvalId });
+    expect(poll.status).toBe(200);
+    expect(await poll.json()).toMatchObject({ id: restApproval, status: 'pending' });
+    await client.close().catch(() => {});
+
+    // Back on the same data directory: approve, retry the same call, get the upstream's result.
+    const second = runCli(['start'], env());
+    const again = (await second.waitForLog('ready', 60_000)).url as string;
+    const approved = await graphql<{ approveApproval: { status: string } }>(
+      again,
+      key,
+      'mutation($id: ID!) { approveApproval(id: $id) { status } }',
+      { id: approvalId },
+    );
+    expect(approved.data?.approveApproval.status).toBe('APPROVED');
+    const retry = await connectWithApiKey(`${again}/mcp/${HELD_SERVER}`, key, agentId);
+    try {
+      const result = await retry.callTool({ name: 'echo', arguments: { text: 'needs-human' } });
+      expect(result.structuredContent).toEqual({ text: 'needs-human' });
+    } finally {
+      await retry.close();
+    }
+    expect(upstream.calls.get('echo')).toBe(1);
+    const used = await fetch(`${again}/api/v1/mcp/gateway/approvals/${approvalId}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await used.json()).toMatchObject({ id: approvalId, status: 'used' });
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
 
   it('refuses a data directory another gateway holds, without touching it', async () => {
     const first = runCli(['start'], env());

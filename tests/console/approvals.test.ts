@@ -115,7 +115,7 @@ describeInBrowser('operator console: approvals', () => {
     await card.getByText('[secret: GitHub token]').waitFor();
     expect(await card.textContent()).toContain('hold_deploys');
     expect(await card.textContent()).toContain(policyUri);
-    expect(await card.textContent()).toMatch(/\d+:\d\d left/);
+    expect(await card.textContent()).toMatch(/expires in \d+:\d\d/);
     expect(await page.content()).not.toContain(token);
     await expect.poll(() => page.title()).toBe('(1) Approvals · Agent Gateway');
     const shown = () =>
@@ -223,6 +223,34 @@ describeInBrowser('operator console: approvals', () => {
     expect(errors).toEqual([]);
   });
 
+  // Issue 25 item 3: the approval lives 15 minutes, a client waits for it far less; the card says
+  // whether deciding now reaches a waiting client, live, as clients come and go.
+  it('shows whether a client is still waiting for the decision, and until when', async () => {
+    const id = await hold({ target: 'waited-for' });
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    const card = heldCard(page, 'waited-for');
+    // Held over REST: the agent got its 202 and nobody waits.
+    await card
+      .getByText(/No client waiting: the agent will see the decision when it retries/)
+      .waitFor();
+
+    // The agent long-polls the approval: the card counts down its wait.
+    const poll = new AbortController();
+    const polling = fetch(`${gateway.url}/api/v1/mcp/gateway/approvals/${id}?wait=30`, {
+      headers: { authorization: `Bearer ${gateway.tenant.key}` },
+      signal: poll.signal,
+    }).catch(() => undefined);
+    await card.getByText(/Agent waiting — 0:[0-3]\d left/).waitFor();
+
+    // The agent goes away: the wait ends and the card says so, without a reload.
+    poll.abort();
+    await polling;
+    await card.getByText(/No client waiting/).waitFor();
+    expect(errors).toEqual([]);
+  });
+
   it('drops a call from the list when its time runs out', async () => {
     const id = await hold({ target: 'lapsing' });
     await gateway.db.query(
@@ -233,7 +261,7 @@ describeInBrowser('operator console: approvals', () => {
     await signIn(page, gateway.url, gateway.consoleKey);
     await openQueue(page);
     const card = heldCard(page, 'lapsing');
-    await card.getByText(/^0:0\d left$/).waitFor();
+    await card.getByText(/^expires in 0:0\d$/).waitFor();
     await card.waitFor({ state: 'detached' });
     expect(errors).toEqual([]);
   });

@@ -2,17 +2,21 @@
 // data-plane` process (the real CLI) on one PostgreSQL schema. The data plane counts its own
 // decisions and reports them on the ack endpoint after a heartbeat; the control plane's
 // decisionStats then shows them under that data plane. A malformed report is refused (400) and
-// writes nothing. Skipped without DATABASE_URL (the planes need PostgreSQL to run apart).
+// writes nothing. A client waiting on the data plane for an approval's decision shows on the
+// control plane (Approval.clientWaitingUntil), and stops showing when it leaves. Skipped without
+// DATABASE_URL (the planes need PostgreSQL to run apart).
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
 import { registerMcpServer } from '../../control-plane/services/mcp-servers.js';
+import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
 import { DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { newAgentPublicKey } from '../support/agent-keys.js';
 import { killCliProcesses } from '../support/cli-process.js';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
+import { HOLD_POLICY } from '../support/npl-policies.js';
 import { until } from '../support/until.js';
 import type { Loose } from './graphql/support.js';
 import { type SplitDeployment, startSplitDeployment } from './kill-propagation-support.js';
@@ -149,5 +153,43 @@ const STATS = `{ decisionStats(windowMinutes: 10) {
       `select reporter, count from decision_counts where "toolName" = 'bad-report'`,
     );
     expect(rows).toEqual([{ reporter: dataPlaneId, count: 5 }]);
+  });
+  it("a client waiting on the data plane for an approval shows on the control plane's Approval", async () => {
+    const { uri } = await publishPolicyVersion(d.db, { tenantId: d.tenantId, source: HOLD_POLICY });
+    await updateGatewayPolicy(
+      d.db,
+      d.tenantId,
+      { trustedServers: ['files'], pinnedPolicies: [uri] },
+      'test',
+    );
+    const held = await until(
+      () =>
+        fetch(`${d.dataPlanes[0]!.url}/api/v1/mcp/gateway/inspect`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${d.adminKey}` },
+          body: JSON.stringify(inspectBody(agentId, { server: 'files', tool: 'write' })),
+        }),
+      (response) => response.status === 202,
+      'the hold policy served',
+    );
+    const { approval } = (await held.json()) as { approval: { id: string } };
+    const waitingUntil = async () =>
+      (await graphql(`{ approval(id: "${approval.id}") { clientWaitingUntil } }`)).data?.approval
+        .clientWaitingUntil as string | null;
+    expect(await waitingUntil()).toBeNull();
+
+    const poll = new AbortController();
+    const polled = Date.now();
+    const polling = fetch(
+      `${d.dataPlanes[0]!.url}/api/v1/mcp/gateway/approvals/${approval.id}?wait=30`,
+      { headers: { authorization: `Bearer ${d.adminKey}` }, signal: poll.signal },
+    ).catch(() => undefined);
+    const until30 = await until(waitingUntil, (value) => value !== null, 'the wait recorded');
+    expect(Date.parse(until30 as string)).toBeGreaterThan(polled);
+    expect(Date.parse(until30 as string)).toBeLessThanOrEqual(Date.now() + 30_000);
+
+    poll.abort();
+    await polling;
+    await until(waitingUntil, (value) => value === null, 'the wait ended');
   });
 });

@@ -1,32 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
-
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-/** Parses the Prometheus text exposition format (comments skipped). */
-function parseSamples(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = SAMPLE.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = value!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function total(samples: readonly Sample[], name: string): number {
-  return samples.filter((s) => s.name === name).reduce((sum, s) => sum + s.value, 0);
-}
+import { parseSamples, total } from '../support/metrics.js';
 
 describe('GET /metrics', () => {
   let gateway: TestGateway;

@@ -1,13 +1,14 @@
 // A slow client cannot hold the gateway's sockets: one that trickles its headers or its body is
 // answered 408 and disconnected once the header or request deadline passes, and a kept-alive
-// socket is closed when idle. Real sockets against a server built with short timeouts; each
-// test waits for the server to close the sockets.
+// socket is closed when idle, at once when the server is closing. Real sockets against a server
+// built with short timeouts; each test waits for the server to close the sockets.
 import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReadiness } from '../../http-edge/health.js';
 import { buildServer, DEFAULT_SERVER_TIMEOUTS } from '../../http-edge/server.js';
+import { until } from '../support/until.js';
 
 const SHORT = { headersMs: 300, requestMs: 500, idleMs: 5_000, keepAliveMs: 300 };
 
@@ -136,5 +137,55 @@ describe('server timeouts', () => {
     });
     expect(closed.received).toMatch(/^HTTP\/1\.1 200 /);
     expect(closed.endedByServer).toBe(true);
+  });
+
+  // A shutdown must not wait out the keep-alive timeout (72 s) of a connection that was busy when
+  // it began: that connection is closed as soon as its answer is out (http-edge/drain.ts).
+  it('closing: a request in flight is answered, then its kept-alive connection is closed', async () => {
+    app = await buildServer({ logger: pino({ level: 'silent' }), readiness: createReadiness() });
+    let entered: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    app.get('/held', async () => {
+      entered();
+      await released;
+      return { answered: true };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    let endedByServer = false;
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('end', () => {
+      endedByServer = true;
+    });
+    const socketClosed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write('GET /held HTTP/1.1\r\nHost: gateway\r\nConnection: keep-alive\r\n\r\n');
+    await inFlight;
+    const closing = app.close();
+    // Answered only once the server has stopped listening: Node has reaped the connections
+    // that were idle then, and this one was busy.
+    const server = app.server;
+    await until(
+      async () => server.listening,
+      (listening) => !listening,
+      'the server stops listening',
+    );
+    release();
+    await closing;
+    await socketClosed;
+    app = undefined;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received).toContain('{"answered":true}');
+    expect(endedByServer).toBe(true);
   });
 });

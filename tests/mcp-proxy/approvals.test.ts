@@ -3,6 +3,7 @@
 // approves it over GraphQL and the same call returns the upstream's result (one upstream call).
 // Rejected and expired end in the audited deny, a kill in AGENT_REVOKED; a wait that ends first
 // answers APPROVAL_PENDING with the approvalId, and retrying the same call resumes that approval.
+// While it waits, its Approval's clientWaitingUntil says until when (the console's card shows it).
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../shared/events/index.js';
@@ -10,6 +11,8 @@ import type { AgentId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { type Approver, startApprover } from '../support/approver.js';
+import { scrapeMetrics, total } from '../support/metrics.js';
+import { until as waitFor } from '../support/until.js';
 import { connectWithApiKey, type ProxyFixture, startHoldingProxyFixture } from './support.js';
 
 /** Resolves with the id of the next approval created for the agent (subscribed at once). */
@@ -63,6 +66,61 @@ describe('MCP proxy: held calls wait for their approval', () => {
       expect(progress[0]).toContain(`held for approval ${approvalId}`);
       expect(progress[0]).toContain('approveApproval');
       expect(progress.at(-1)).toContain(`approval ${approvalId} is approved`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  // Also the metrics of issue 25 item 5: the wait goes to its own histogram, and the allow that
+  // follows the approval is timed from the end of the wait, so a human's minutes never read as the
+  // gateway's latency. Both bounds hold whatever the machine's speed: the allow's clock starts
+  // after the approval was sent and stops before the result arrived; the wait started before the
+  // test saw it recorded and ended after the approval was sent.
+  it('while the call is held, its Approval says until when the client waits; then that none does; the wait is not allow latency', async () => {
+    const { gateway, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const created = approvalCreated(gateway, agentId);
+    const client = await connectWithApiKey(proxyUrl, gateway.tenant.key, agentId);
+    const before = await scrapeMetrics(gateway.url);
+    try {
+      const held = Date.now();
+      const result = client.callTool({ name: 'echo', arguments: { text: 'needs-human' } });
+      const id = await created;
+      const waitingUntil = async () =>
+        (
+          await graphql<{ approval: { clientWaitingUntil: string | null } }>(
+            gateway.url,
+            admin,
+            'query($id: ID!) { approval(id: $id) { clientWaitingUntil } }',
+            { id },
+          )
+        ).data?.approval.clientWaitingUntil ?? null;
+      // The tenant's approvalWaitSeconds (120) from when the proxy started waiting.
+      const until = await waitFor(waitingUntil, (value) => value !== null, 'the wait recorded');
+      const waitSeen = performance.now();
+      expect(Date.parse(until as string) - held).toBeGreaterThan(100_000);
+      expect(Date.parse(until as string)).toBeLessThanOrEqual(Date.now() + 120_000);
+      const approving = performance.now();
+      await graphql(gateway.url, admin, 'mutation($id: ID!) { approveApproval(id: $id) { id } }', {
+        id,
+      });
+      expect((await result).structuredContent).toEqual({ text: 'needs-human' });
+      const answered = performance.now();
+      expect(await waitingUntil()).toBeNull();
+
+      const after = await scrapeMetrics(gateway.url);
+      const delta = (name: string, labels: Record<string, string>) =>
+        total(after, name, labels) - total(before, name, labels);
+      const wait = { source: 'mcp_proxy', outcome: 'approved' };
+      expect(delta('agent_gateway_approval_wait_seconds_count', wait)).toBe(1);
+      expect(delta('agent_gateway_approval_wait_seconds_sum', wait)).toBeGreaterThanOrEqual(
+        (approving - waitSeen) / 1000,
+      );
+      const allow = { decision: 'allow', mode: 'production' };
+      expect(delta('agent_gateway_inspect_duration_seconds_count', allow)).toBe(1);
+      expect(delta('agent_gateway_inspect_duration_seconds_sum', allow)).toBeLessThanOrEqual(
+        (answered - approving) / 1000,
+      );
     } finally {
       await client.close();
     }

@@ -1,9 +1,16 @@
 // The approval queue of the tenant: calls held by an NPL REQUIRE_HUMAN rule. List and filter
 // them; approve or reject a pending, unexpired one with a reason. The decision, with the
 // approver's identity, is appended to the audit trail and wakes the agent's long-poll. The
-// approvalQueue subscription streams approvals as they are created and resolved.
+// approvalQueue subscription streams approvals as they are created and resolved, and as clients
+// start and stop waiting for them (clientWaitingUntil: deciding later than that reaches nobody
+// until the agent retries).
 
-import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
+import {
+  type ApprovalEvent,
+  EVENT_TYPES,
+  type GatewayEvent,
+  mapEvents,
+} from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { maskSecrets } from '../../../shared/inspection/index.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../../storage/tables/approvals.js';
@@ -124,6 +131,25 @@ const ApprovalRef = builder.prismaObject('Approval', {
       nullable: true,
       description: 'When the approved call passed; null until then.',
     }),
+    clientWaitingUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'Until when a client waits for the decision (the MCP proxy holding the call, up to the ' +
+        "tenant's approvalWaitSeconds, or an approval long-poll), in any process: a decision " +
+        'before then reaches it at once. Null when no client waits: the agent sees the decision ' +
+        'when it retries the call. The approvalQueue subscription sends WAITING when it changes.',
+      // Only live waits: a wait whose process died lapses at its `until`.
+      select: () => ({
+        waits: {
+          where: { until: { gt: new Date() } },
+          select: { until: true },
+          orderBy: { until: 'desc' },
+          take: 1,
+        },
+      }),
+      resolve: (approval) => approval.waits[0]?.until ?? null,
+    }),
   }),
 });
 
@@ -238,20 +264,34 @@ const ApprovalEventKindEnum = builder.enumType('ApprovalEventKind', {
       value: 'resolved',
       description: 'An operator decided it: the approval is APPROVED or REJECTED.',
     },
+    WAITING: {
+      value: 'waiting',
+      description: 'A client started or stopped waiting for the decision: see clientWaitingUntil.',
+    },
   } as const,
 });
 
+const EVENT_KINDS = {
+  [EVENT_TYPES.APPROVAL_CREATED]: 'created',
+  [EVENT_TYPES.APPROVAL_RESOLVED]: 'resolved',
+  [EVENT_TYPES.APPROVAL_WAITING]: 'waiting',
+} as const;
+
+function isApprovalEvent(event: GatewayEvent): event is ApprovalEvent {
+  return Object.hasOwn(EVENT_KINDS, event.type);
+}
+
 interface ApprovalEventShape {
-  readonly kind: 'created' | 'resolved';
+  readonly kind: (typeof EVENT_KINDS)[keyof typeof EVENT_KINDS];
   readonly approvalId: string;
 }
 
 const ApprovalEventRef = builder.objectRef<ApprovalEventShape>('ApprovalEvent').implement({
-  description: 'An approval of the tenant was created or resolved.',
+  description: 'An approval of the tenant was created or resolved, or a client waits for it.',
   fields: (t) => ({
     kind: t.field({
       type: ApprovalEventKindEnum,
-      description: 'Created or resolved.',
+      description: 'Created, resolved, or a change in who waits for it.',
       resolve: (event) => event.kind,
     }),
     approval: t.field({
@@ -268,7 +308,9 @@ const ApprovalEventRef = builder.objectRef<ApprovalEventShape>('ApprovalEvent').
 builder.subscriptionField('approvalQueue', (t) =>
   t.field({
     type: ApprovalEventRef,
-    description: "Approvals of the caller's tenant as they are created and resolved.",
+    description:
+      "Approvals of the caller's tenant as they are created and resolved, and when a client " +
+      'starts or stops waiting for one (WAITING).',
     authScopes: { anyScope: READ_APPROVALS },
     args: {
       status: t.arg({
@@ -284,19 +326,14 @@ builder.subscriptionField('approvalQueue', (t) =>
       return mapEvents(
         context.events.subscribe(
           (event) =>
-            (event.type === EVENT_TYPES.APPROVAL_CREATED ||
-              event.type === EVENT_TYPES.APPROVAL_RESOLVED) &&
+            isApprovalEvent(event) &&
             event.tenantId === tenantId &&
             (agentId === null || event.approval.agentId === agentId) &&
             (status === null || event.approval.status === status),
         ),
         (event): ApprovalEventShape | undefined =>
-          event.type === EVENT_TYPES.APPROVAL_CREATED ||
-          event.type === EVENT_TYPES.APPROVAL_RESOLVED
-            ? {
-                kind: event.type === EVENT_TYPES.APPROVAL_CREATED ? 'created' : 'resolved',
-                approvalId: event.approval.id,
-              }
+          isApprovalEvent(event)
+            ? { kind: EVENT_KINDS[event.type], approvalId: event.approval.id }
             : undefined,
       );
     },

@@ -20,6 +20,7 @@ import type { Database } from '../../../storage/engine/database.js';
 import { type ApprovalRecord, findApproval } from '../../../storage/tables/approvals.js';
 import { waitForApprovalDecision } from '../../approval-wait.js';
 import type { ExecutionRegistry } from '../../executions.js';
+import type { GatewayMetrics } from '../../metrics/gateway-metrics.js';
 import { refusedAgent } from '../../refusal-subjects.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 
@@ -28,7 +29,10 @@ export const APPROVAL_PATH = '/api/v1/mcp/gateway/approvals/:id';
 export interface ApprovalRoutesDependencies {
   readonly store: SnapshotStore;
   readonly db: Database;
-  readonly events: Pick<EventBus, 'subscribe'>;
+  /** `approval.resolved` wakes a long-poll; `approval.waiting` is published while it waits. */
+  readonly events: Pick<EventBus, 'subscribe' | 'publish'>;
+  /** agent_gateway_approval_wait_seconds{source="long_poll"}. */
+  readonly metrics: Pick<GatewayMetrics, 'approvalWait'>;
   /** The kill switch's registry: a long-poll is one of the agent's executions. */
   readonly executions?: Pick<ExecutionRegistry, 'begin'> | undefined;
   /** Longest `wait` of the long-poll, in seconds (default 30). */
@@ -154,6 +158,7 @@ async function waitForDecision(
       approval.id,
       waitSeconds * 1000,
       AbortSignal.any([clientGone.signal, closing, ...(execution ? [execution.signal] : [])]),
+      'long_poll',
     );
   } finally {
     execution?.end();

@@ -16,6 +16,7 @@ import {
   type TestTenant,
 } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
+import { scrapeMetrics, total } from '../../support/metrics.js';
 import { expectDeny, findAuditEntry, getApproval } from './support.js';
 
 const HOLD_POLICY = {
@@ -264,6 +265,7 @@ describeEachDatabase('approvals over HTTP', (kind) => {
   describe('GET /api/v1/mcp/gateway/approvals/:id', () => {
     it('long-polls until an operator decides, woken by the approval.resolved event', async () => {
       const id = await hold({ text: 'pay 10' });
+      const before = await scrapeMetrics(gateway.url);
       const started = Date.now();
       const poll = getApproval(gateway, id, { wait: 30 });
       await pollWaiting();
@@ -282,6 +284,11 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       // Woken by the event (it answers `approved`, so after the decision), well before the
       // 30 s wait is over.
       expect(resolvedAt - started).toBeLessThan(15_000);
+      // The wait is counted apart from decisions (agent_gateway_approval_wait_seconds).
+      const waits = 'agent_gateway_approval_wait_seconds_count';
+      const labels = { source: 'long_poll', outcome: 'approved' };
+      const after = await scrapeMetrics(gateway.url);
+      expect(total(after, waits, labels) - total(before, waits, labels)).toBe(1);
     }, 60_000);
 
     it('wakes when the rejection is published on the event bus', async () => {

@@ -1,7 +1,9 @@
 // One held call as an approver judges it: who asks for which tool with what arguments (secrets
-// masked as the detectors see them), which rule of which policy held it and why, and the time left.
+// masked as the detectors see them), which rule of which policy held it and why, whether a client
+// still waits for the decision, and when the approval expires.
 import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
+import { ClientWaiting } from './client-waiting.tsx';
 import type { HeldCall } from './operations.ts';
 import { TimeLeft } from './time-left.tsx';
 
@@ -39,6 +41,7 @@ export function HeldCallCard({
           </div>
           <TimeLeft expiresAt={call.expiresAt} now={now} />
         </Group>
+        <ClientWaiting until={call.clientWaitingUntil ?? null} now={now} />
         <Text size="sm">
           Held by rule <Code>{call.ruleId ?? 'unknown'}</Code> of{' '}
           <Code>{call.policyUri ?? 'no policy'}</Code>

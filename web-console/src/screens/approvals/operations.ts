@@ -17,6 +17,7 @@ export const HeldCallFields = graphql(`
     reason
     createdAt
     expiresAt
+    clientWaitingUntil
   }
 `);
 
@@ -36,7 +37,8 @@ export const PendingApprovalsQuery = graphql(
   [HeldCallFields],
 );
 
-// Unfiltered by status: CREATED events add a call, RESOLVED ones (decided by anyone) remove it.
+// Unfiltered by status: CREATED events add a call, RESOLVED ones (decided by anyone) remove it,
+// WAITING ones update whether a client waits for it.
 export const ApprovalQueueSubscription = graphql(
   `
   subscription ApprovalQueue {

@@ -1,5 +1,6 @@
-// How long a held call has before it lapses, ticking with the screen's clock; it turns yellow in
-// the last five minutes and red in the last one, so the urgent calls stand out.
+// How long a held call's approval has before it lapses (approvalTtlSeconds), ticking with the
+// screen's clock; it turns yellow in the last five minutes and red in the last one, so the urgent
+// calls stand out. Whether a client still waits is another clock (client-waiting.tsx).
 import { Badge } from '@mantine/core';
 
 export function formatTimeLeft(ms: number): string {
@@ -17,7 +18,7 @@ export function TimeLeft({ expiresAt, now }: { expiresAt: string; now: number })
   const color = left < 60_000 ? 'red' : left < 300_000 ? 'yellow' : 'gray';
   return (
     <Badge color={color} variant="light" size="lg" title={`Expires at ${expiresAt}`}>
-      {formatTimeLeft(left)} left
+      expires in {formatTimeLeft(left)}
     </Badge>
   );
 }

@@ -1,5 +1,6 @@
 // The live queue of held calls: loaded with the `approvals(status: PENDING)` query, kept current by
-// the `approvalQueue` subscription, and loaded again after every reconnect of the socket, since
+// the `approvalQueue` subscription (a WAITING event replaces the call with its new
+// clientWaitingUntil), and loaded again after every reconnect of the socket, since
 // events sent while it was down are not replayed. `onHeld` hears of calls held while the screen is
 // open (events, never the initial load), for the desktop notification.
 import type { Client, CombinedError, OperationResult } from '@urql/core';
@@ -92,7 +93,8 @@ export function useApprovalQueue(
           return;
         }
         seq.current += 1;
-        const isNew = !known.current.has(call.id);
+        // Announced once, when held: a WAITING event only updates a call already shown.
+        const isNew = event.kind === 'CREATED' && !known.current.has(call.id);
         dispatch({ type: 'held', seq: seq.current, call });
         if (isNew) onHeldRef.current(call);
       });
