@@ -8,6 +8,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { buildErrorBody, GatewayError, gatewayError } from '../shared/errors/index.js';
+import { formatByteSize } from '../shared/text/byte-size.js';
 
 export { buildErrorBody, type ErrorBody, errorBodySchema } from '../shared/errors/index.js';
 
@@ -17,13 +18,13 @@ export function sendError(reply: FastifyReply, error: GatewayError): FastifyRepl
     .send(buildErrorBody(error.code, error.message, error.details));
 }
 
-/** Maps Fastify's and our own errors onto the registry. */
-export function toGatewayError(error: FastifyError | Error): GatewayError {
+/** Maps Fastify's and our own errors onto the registry; `request` names the route and its limits. */
+export function toGatewayError(error: FastifyError | Error, request: FastifyRequest): GatewayError {
   if (error instanceof GatewayError) return error;
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return gatewayError('REQUEST_TOO_LARGE');
+      return bodyTooLarge(request);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE');
@@ -40,12 +41,23 @@ export function toGatewayError(error: FastifyError | Error): GatewayError {
     return gatewayError('REQUEST_INVALID', { problem: 'request body is not valid JSON' });
   }
   if (fastifyError.statusCode === 413) {
-    return gatewayError('REQUEST_TOO_LARGE');
+    return bodyTooLarge(request);
   }
   if (fastifyError.statusCode === 415) {
     return gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE');
   }
   return gatewayError('INTERNAL_ERROR', undefined, { cause: error });
+}
+
+/** REQUEST_TOO_LARGE naming the route and its body limit, in bytes and as people read it. */
+function bodyTooLarge(request: FastifyRequest): GatewayError {
+  const { method, url, bodyLimit } = request.routeOptions;
+  const route = `${method} ${url ?? request.url.split('?')[0]}`;
+  return gatewayError(
+    'REQUEST_TOO_LARGE',
+    { route, limitBytes: bodyLimit, limitSize: formatByteSize(bodyLimit) },
+    { details: { route, limitBytes: bodyLimit } },
+  );
 }
 
 function routeNotFound(request: FastifyRequest): GatewayError {
@@ -60,7 +72,7 @@ export const errorsPlugin = fastifyPlugin(
       // Fastify parses the body of an unknown route before its not-found handler runs: a body
       // that does not parse (or is too large) must not hide that there is no such route.
       if (request.is404) return sendError(reply, routeNotFound(request));
-      const mapped = toGatewayError(error as FastifyError);
+      const mapped = toGatewayError(error as FastifyError, request);
       if (mapped.code === 'INTERNAL_ERROR') {
         request.log.error({ err: error }, 'unexpected error');
       }

@@ -92,7 +92,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // error model, not with Fastify's own body.
     // So is a path parameter longer than the router reads (128 characters: every id we issue or
     // register is at most that long), which Fastify would answer with its own 414.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       let refused: GatewayError;
       if (error.code === 'FST_ERR_BAD_URL') {
         refused = gatewayError('REQUEST_INVALID', {
@@ -102,7 +102,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
         refused = gatewayError('REQUEST_INVALID', {
           problem: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
         });
-      } else refused = toGatewayError(error);
+      } else refused = toGatewayError(error, request);
       sendError(reply, refused);
     },
   });

@@ -325,9 +325,9 @@ export const ERROR_CODES = {
   },
   REQUEST_TOO_LARGE: {
     status: 413,
-    message: 'request body is too large',
-    summary: 'The request body exceeds the size limit.',
-    hint: 'Send a smaller body; the limit is in the message.',
+    message: 'the body of {route} is larger than its limit of {limitBytes} bytes ({limitSize})',
+    summary: "The request body exceeds the route's size limit.",
+    hint: 'Send a body within the limit the message gives (also in `limitBytes`); split a batch into several requests.',
   },
   REQUEST_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

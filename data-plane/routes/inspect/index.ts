@@ -63,7 +63,7 @@ async function registerInspectRoute(
   // Inside this plugin a body that cannot be parsed is a malformed JSON-RPC message (spec step
   // 1), audited like every deny; the tenant is known because authentication ran first.
   app.setErrorHandler(async (error, request, reply) => {
-    const mapped = toGatewayError(error as Error);
+    const mapped = toGatewayError(error as Error, request);
     if (
       mapped.code !== 'REQUEST_INVALID' ||
       !request.auth ||

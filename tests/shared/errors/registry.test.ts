@@ -108,7 +108,9 @@ describe('gatewayError', () => {
     expect(error.message).toBe('unexpected error');
     expect(error.cause).toBe(cause);
     expect(error.details).toEqual({ requestId: 'r1' });
-    expect(gatewayError('REQUEST_TOO_LARGE').message).toBe('request body is too large');
+    expect(gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE').message).toBe(
+      'request body must be JSON',
+    );
   });
 
   it('does not read placeholder syntax inside the values it fills in', () => {
