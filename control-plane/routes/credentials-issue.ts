@@ -15,10 +15,10 @@ import { compileBodyValidator } from '../../shared/validation/body-validator.js'
 import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { actorOf, type Caller } from '../graphql/context.js';
+import { SPAWN_RULES } from '../services/agent-spawn.js';
 import {
   CREDENTIAL_TTL_SECONDS,
   issueIdentityCredential,
-  SUPERVISING_USER_ID_MAX,
 } from '../services/agentiam/credentials.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
@@ -38,12 +38,10 @@ export interface CredentialsIssueDependencies {
 const issueBodySchema = z
   .strictObject({
     agent_id: z.string().min(1).max(256).describe('The agent receiving the credential (Agent.id).'),
-    supervising_user_id: z
-      .string()
-      .min(1)
-      .max(SUPERVISING_USER_ID_MAX)
+    supervising_user_id: SPAWN_RULES.supervisingUserId
+      .optional()
       .describe(
-        'The user supervising the agent, as your identity system names them; written into the credential.',
+        'The user supervising the agent, as your identity system names them; written into the credential (left out when absent).',
       ),
     ttl_seconds: z
       .int()

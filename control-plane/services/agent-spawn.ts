@@ -252,15 +252,12 @@ export async function spawnAgent(
       agentId,
       agentPublicKey: publicKey,
       permittedTools: request.allowedTools,
-      supervisingUserId: request.supervisingUserId ?? '',
+      supervisingUserId: request.supervisingUserId,
       issuedAt,
       expiresAt,
       statusListUrl: allocated.entry.statusListUrl,
       statusListIndex: allocated.entry.statusListIndex,
     });
-    if (request.supervisingUserId === undefined) {
-      delete (document.credentialSubject as Record<string, unknown>).supervisingUserId;
-    }
     const credential = await caSigner(deps.custody, allocated.key).sign(document);
     try {
       committed = await commitSpawn(deps, {

@@ -67,7 +67,11 @@ export interface IdentityCredentialRecord {
 export interface IssueCredentialInput {
   readonly tenantId: string;
   readonly agentId: string;
-  readonly supervisingUserId: string;
+  /**
+   * Who supervises the agent, as the caller's identity system names them: stored, audited and
+   * written into the credential when given; optional, as for spawn (spec §4.6 does not require it).
+   */
+  readonly supervisingUserId?: string | undefined;
   /** Default CREDENTIAL_TTL_SECONDS.default. */
   readonly ttlSeconds?: number | undefined;
   /** Who asked, as audit metadata records it (`api_key:<id>`). */
@@ -130,7 +134,7 @@ export async function issueIdentityCredential(
           id,
           tenantId,
           agentId: agent.id,
-          supervisingUserId: input.supervisingUserId,
+          supervisingUserId: input.supervisingUserId ?? null,
           permittedTools: agent.allowedTools,
           issuedAt,
           expiresAt,
@@ -155,7 +159,7 @@ export async function issueIdentityCredential(
       actorType: 'operator',
       actor: input.actor,
       agentId: agent.id,
-      supervisingUserId: input.supervisingUserId,
+      supervisingUserId: input.supervisingUserId ?? null,
       permittedTools: agent.allowedTools,
       expiresAt: expiresAt.toISOString(),
       signingKeyId: issued.record.signingKeyId,
