@@ -6,7 +6,8 @@
 // decides where to listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import type { GatewayError } from '../shared/errors/index.js';
+import { invalidField } from '../shared/validation/field-issues.js';
 import { errorsPlugin, sendError, toGatewayError } from './errors.js';
 import { healthPlugin, type Readiness } from './health.js';
 import { metricsPlugin, type ServedMetrics } from './metrics.js';
@@ -95,13 +96,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     frameworkErrors: (error, request, reply) => {
       let refused: GatewayError;
       if (error.code === 'FST_ERR_BAD_URL') {
-        refused = gatewayError('REQUEST_INVALID', {
-          problem: 'the URL is not valid percent-encoded UTF-8',
-        });
+        refused = invalidField('(url)', 'is not valid percent-encoded UTF-8');
       } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        refused = gatewayError('REQUEST_INVALID', {
-          problem: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
-        });
+        refused = invalidField(
+          '(path)',
+          `has a segment longer than ${MAX_PARAM_LENGTH} characters`,
+        );
       } else refused = toGatewayError(error, request);
       sendError(reply, refused);
     },

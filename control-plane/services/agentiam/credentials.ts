@@ -7,12 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../../prisma/generated/client/client.js';
 import { identityCredentialDocument } from '../../../shared/agentiam/credentials.js';
+import { unknownAgent } from '../../../shared/agents/unknown-agent.js';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { asTenantId } from '../../../shared/ids.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
+import { invalidField } from '../../../shared/validation/field-issues.js';
 import type { Database } from '../../../storage/engine/database.js';
 import type { AuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { KeyCustody } from './custody.js';
@@ -326,7 +328,7 @@ async function requireIssuableAgent(tx: Transaction, tenantId: string, agentId: 
     where: { id: agentId, tenantId },
     select: { id: true, status: true, publicKey: true, allowedTools: true },
   });
-  if (!agent) throw gatewayError('NOT_FOUND', { resource: `agent ${agentId} in this tenant` });
+  if (!agent) throw unknownAgent(agentId);
   if (agent.status !== 'active') throw gatewayError('AGENT_REVOKED', { agentId: agent.id });
   if (!isEd25519PublicKey(agent.publicKey)) {
     throw invalidField(
@@ -361,14 +363,4 @@ export async function auditKeyCreated(
       reason: 'first credential of the tenant',
     },
   });
-}
-
-/** REQUEST_INVALID naming one field, with the `issues` list every validation answer carries. */
-export function invalidField(field: string, message: string) {
-  const issues = [{ field, message }];
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues } },
-  );
 }

@@ -113,6 +113,20 @@ describe('gatewayError', () => {
     );
   });
 
+  it("takes a subject's own hint when the call site names it, the general hint otherwise", () => {
+    const agent = gatewayError('NOT_FOUND', { resource: 'agent a1' }, { hintFor: 'agent' });
+    expect(agent.hint).toBe(ERROR_CODES.NOT_FOUND.hints.agent);
+    expect(agent.hint).toMatch(/agents GraphQL query.*spawn/);
+    expect(gatewayError('NOT_FOUND', { resource: 'route GET /x' }).hint).toBe(
+      ERROR_CODES.NOT_FOUND.hint,
+    );
+    for (const [code, info] of Object.entries(ERROR_CODES) as [string, ErrorCodeInfo][]) {
+      for (const hint of Object.values(info.hints ?? {})) {
+        expect(hint.length, code).toBeGreaterThan(10);
+      }
+    }
+  });
+
   it('does not read placeholder syntax inside the values it fills in', () => {
     const error = gatewayError('REQUEST_INVALID', { problem: 'name {problem} is odd' });
     expect(error.message).toBe('name {problem} is odd');
