@@ -6,7 +6,8 @@
 // decides where to listen.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import type { GatewayError } from '../shared/errors/index.js';
+import { invalidField } from '../shared/validation/field-issues.js';
 import { closeConnectionsWhenIdle } from './drain.js';
 import { errorsPlugin, sendError, toGatewayError } from './errors.js';
 import { healthPlugin, type Readiness } from './health.js';
@@ -93,17 +94,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // error model, not with Fastify's own body.
     // So is a path parameter longer than the router reads (128 characters: every id we issue or
     // register is at most that long), which Fastify would answer with its own 414.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       let refused: GatewayError;
       if (error.code === 'FST_ERR_BAD_URL') {
-        refused = gatewayError('REQUEST_INVALID', {
-          problem: 'the URL is not valid percent-encoded UTF-8',
-        });
+        refused = invalidField('(url)', 'is not valid percent-encoded UTF-8');
       } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-        refused = gatewayError('REQUEST_INVALID', {
-          problem: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
-        });
-      } else refused = toGatewayError(error);
+        refused = invalidField(
+          '(path)',
+          `has a segment longer than ${MAX_PARAM_LENGTH} characters`,
+        );
+      } else refused = toGatewayError(error, request);
       sendError(reply, refused);
     },
   });

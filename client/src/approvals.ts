@@ -42,11 +42,7 @@ export async function waitForApproval(
     });
     const { body } = answer;
     if (answer.status !== 200) {
-      throw new GatewayRequestError(
-        answer.status,
-        typeof body.reasonCode === 'string' ? body.reasonCode : null,
-        typeof body.message === 'string' ? body.message : undefined,
-      );
+      throw GatewayRequestError.fromBody(answer.status, body);
     }
     switch (body.status) {
       case 'approved':

@@ -208,7 +208,7 @@ export class GatewayClient {
       throw this.#revoked;
     }
     if (decision !== 'allow' && decision !== 'deny' && decision !== 'require_human_approval') {
-      throw new GatewayRequestError(status, reasonCode, stringOr(raw.message));
+      throw GatewayRequestError.fromBody(status, raw);
     }
     const approval = raw.approval as { id?: unknown } | undefined;
     const response = raw.response as { result?: unknown } | undefined;

@@ -134,17 +134,65 @@ export class GatewayUnavailable extends GatewayError {
   }
 }
 
+/** One problem of a refused request, as the gateway's error body lists it in `issues`. */
+export interface FieldIssue {
+  /** The field by its path in the request (`persona.tone`, `allowed_tools.3`; `(body)`). */
+  readonly field: string;
+  /** What is wrong with it, in plain words (`is required`). */
+  readonly message: string;
+}
+
+/** What the gateway's error body says besides its code and message. */
+export interface ErrorBodyDetails {
+  readonly hint?: string | undefined;
+  readonly issues?: readonly FieldIssue[] | undefined;
+  readonly docs?: string | undefined;
+}
+
 /** Any other unexpected answer (a bad API key, a missing scope, an unknown approval…). */
 export class GatewayRequestError extends GatewayError {
   readonly status: number;
   readonly reasonCode: string | null;
+  /** The gateway's hint: what to do about it. */
+  readonly hint: string | undefined;
+  /** A validation refusal: every problem of the request; empty otherwise. */
+  readonly issues: readonly FieldIssue[];
+  /** The documentation page of the request (`docs/spawn.md#request`), when the gateway names one. */
+  readonly docs: string | undefined;
 
-  constructor(status: number, reasonCode: string | null, message?: string) {
+  constructor(
+    status: number,
+    reasonCode: string | null,
+    message?: string,
+    details: ErrorBodyDetails = {},
+  ) {
     super(
       'GATEWAY_REQUEST_FAILED',
       message ?? `the gateway answered ${status}${reasonCode ? ` ${reasonCode}` : ''}`,
     );
     this.status = status;
     this.reasonCode = reasonCode;
+    this.hint = details.hint;
+    this.issues = details.issues ?? [];
+    this.docs = details.docs;
+  }
+
+  /** The error of a gateway error body `{ reasonCode, message, hint, issues, docs }`. */
+  static fromBody(status: number, body: Readonly<Record<string, unknown>>): GatewayRequestError {
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    const issues = Array.isArray(body.issues)
+      ? body.issues.filter(
+          (issue): issue is FieldIssue =>
+            typeof issue === 'object' &&
+            issue !== null &&
+            typeof (issue as FieldIssue).field === 'string' &&
+            typeof (issue as FieldIssue).message === 'string',
+        )
+      : undefined;
+    return new GatewayRequestError(status, text(body.reasonCode) ?? null, text(body.message), {
+      hint: text(body.hint),
+      issues,
+      docs: text(body.docs),
+    });
   }
 }

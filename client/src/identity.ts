@@ -60,11 +60,7 @@ export class IdentityCache {
       path: `/api/v1/agents/${encodeURIComponent(this.config.agentId)}/identity`,
     });
     if (answer.status !== 200) {
-      throw new GatewayRequestError(
-        answer.status,
-        typeof answer.body.reasonCode === 'string' ? answer.body.reasonCode : null,
-        typeof answer.body.message === 'string' ? answer.body.message : undefined,
-      );
+      throw GatewayRequestError.fromBody(answer.status, answer.body);
     }
     const material = answer.body as unknown as AgentIdentityMaterial;
     const now = Date.now();

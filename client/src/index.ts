@@ -27,6 +27,8 @@ export {
   ApprovalRejected,
   ApprovalTimeout,
   type DenialDetails,
+  type ErrorBodyDetails,
+  type FieldIssue,
   GATEWAY_CLIENT_ERROR_CODES,
   type GatewayClientErrorCode,
   GatewayConfigError,

@@ -81,7 +81,7 @@ export async function consolePlugin(
   const page = (_request: FastifyRequest, reply: FastifyReply) => {
     if (!build) {
       const error = gatewayError('CONSOLE_NOT_BUILT', { file: join(dir, 'index.html') });
-      return reply.code(503).send(buildErrorBody(error.code, error.message, error.details));
+      return reply.code(503).send(buildErrorBody(error));
     }
     const nonce = randomBytes(16).toString('base64');
     const html = build.indexHtml.replace(

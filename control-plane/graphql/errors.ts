@@ -13,6 +13,7 @@ import { GraphQLError, Kind } from 'graphql';
 import type { Logger } from 'pino';
 import { Prisma } from '../../prisma/generated/client/client.js';
 import { ERROR_CODES, GatewayError, gatewayError, isErrorCode } from '../../shared/errors/index.js';
+import { invalidField, requestInvalid } from '../../shared/validation/field-issues.js';
 
 /**
  * By tag, not `instanceof`: graphql ships CommonJS and ESM builds, and a test runner may load
@@ -86,7 +87,7 @@ function describeArgumentMistake(error: GraphQLError, original: unknown): Gatewa
     const at = /got invalid value .* at "([^"]+)"/.exec(error.message)?.[1];
     const base = at ?? definition.variable.name.value;
     const field = `$${missing === undefined ? base : `${base}.${missing}`}`;
-    return requestInvalid(field, original.message);
+    return invalidField(field, original.message);
   }
   if (original.name !== 'PothosValidationError') return null;
   const field = error.nodes?.[0];
@@ -94,24 +95,15 @@ function describeArgumentMistake(error: GraphQLError, original: unknown): Gatewa
   const given = new Set(field.arguments?.map((argument) => argument.name.value) ?? []);
   const named = /^Argument "(\w+)"/.exec(original.message)?.[1];
   if (named !== undefined && given.has(named)) {
-    return requestInvalid(`${field.name.value}.${named}`, original.message);
+    return invalidField(`${field.name.value}.${named}`, original.message);
   }
   if (/cursor/i.test(original.message)) {
     const cursor = ['after', 'before'].find((name) => given.has(name));
     if (cursor !== undefined) {
-      return requestInvalid(`${field.name.value}.${cursor}`, 'is not a cursor of this connection');
+      return invalidField(`${field.name.value}.${cursor}`, 'is not a cursor of this connection');
     }
   }
   return null;
-}
-
-function requestInvalid(field: string, message: string): GatewayError {
-  const issues = [{ field, message }];
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues } },
-  );
 }
 
 /**
@@ -142,21 +134,14 @@ function alreadyExists(
   const names = (Array.isArray(columns) ? columns : typeof columns === 'string' ? [columns] : [])
     .map((column) => String(column).replace(/^"(.*)"$/, '$1'))
     .filter((column) => column !== 'tenantId');
-  const taken = `already taken by another ${typeof meta?.modelName === 'string' ? meta.modelName : 'record'}`;
-  if (names.length === 0)
-    return gatewayError('REQUEST_INVALID', { problem: `a value is ${taken}` });
+  const taken = `is already taken by another ${typeof meta?.modelName === 'string' ? meta.modelName : 'record'}`;
+  if (names.length === 0) return invalidField('(input)', `has a value that ${taken}`);
   const underInput = located.nodes?.some(
     (node) =>
       node.kind === 'Field' && node.arguments?.some((argument) => argument.name.value === 'input'),
   );
-  const issues = names.map((name) => ({
-    field: underInput ? `input.${name}` : name,
-    message: taken,
-  }));
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
-    { details: { issues } },
+  return requestInvalid(
+    names.map((name) => ({ field: underInput ? `input.${name}` : name, message: taken })),
   );
 }
 

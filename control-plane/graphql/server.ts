@@ -27,7 +27,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { gatewayError } from '../../shared/errors/index.js';
+import { GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, followEvents } from '../../shared/events/index.js';
 import { GRAPHIQL_PATH } from '../console/plugin.js';
 import { isPageRequest, searchOf } from './browser-page.js';
@@ -209,9 +209,13 @@ export async function graphqlPlugin(
         let caller: Caller;
         try {
           caller = authenticate(presented.get(ctx.extra.socket));
-        } catch {
+        } catch (error) {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: invalid API key');
-          return [toGraphQLError(gatewayError('AUTH_INVALID_API_KEY'))];
+          const refused =
+            error instanceof GatewayError
+              ? error
+              : gatewayError('AUTH_INVALID_API_KEY', { problem: 'invalid API key' });
+          return [toGraphQLError(refused)];
         }
         const enveloped = yoga.getEnveloped({ req: ctx.extra.request, caller, params: payload });
         let document: ExecutionArgs['document'];

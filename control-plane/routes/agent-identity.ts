@@ -8,7 +8,8 @@
 // unknown id). Never cached: a revocation must be seen at once.
 import type { FastifyInstance } from 'fastify';
 import { isoSeconds } from '../../shared/agentiam/credentials.js';
-import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
+import { unknownAgent } from '../../shared/agents/unknown-agent.js';
+import { errorBodySchema } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { Caller } from '../graphql/context.js';
@@ -80,6 +81,7 @@ export async function agentIdentityRoutes(
     AGENT_IDENTITY_PATH,
     {
       onRequest: executor.onRequest,
+      config: { docs: 'client/README.md' },
       schema: {
         operationId: 'getAgentIdentity',
         summary: "An agent's public identity material: credential, key, OAuth client ids, status.",
@@ -124,7 +126,7 @@ export async function agentIdentityRoutes(
           },
         },
       });
-      if (!agent) throw gatewayError('NOT_FOUND', { resource: `agent ${agentId}` });
+      if (!agent) throw unknownAgent(agentId);
       const credential = agent.identityCredentials[0];
       reply.header('cache-control', 'no-store');
       return {

@@ -8,11 +8,12 @@
 // `replayed: true`) instead of spawning again.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
+import { errorBodySchema } from '../../shared/errors/index.js';
 import type { EventBus } from '../../shared/events/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import { compileBodyValidator } from '../../shared/validation/body-validator.js';
+import { invalidField } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { actorOf, type Caller } from '../graphql/context.js';
@@ -28,6 +29,7 @@ import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import { scopedCaller } from './scoped-caller.js';
 
 export const AGENTS_SPAWN_PATH = '/api/v1/agents/spawn';
+export const AGENTS_SPAWN_DOCS = 'docs/spawn.md#request';
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** 1000 tool names of 256 characters and a 32 Ki-character prompt fit with room to spare. */
 const SPAWN_BODY_LIMIT = 512 * 1024;
@@ -195,6 +197,7 @@ export async function agentsSpawnRoutes(
     {
       onRequest: manager.onRequest,
       bodyLimit: SPAWN_BODY_LIMIT,
+      config: { docs: AGENTS_SPAWN_DOCS },
       schema: {
         operationId: 'spawnAgent',
         summary:
@@ -224,7 +227,7 @@ export async function agentsSpawnRoutes(
         },
       },
       // Headers are read by the handler (idempotencyKeyOf); only the body is validated here.
-      validatorCompiler: compileBodyValidator(spawnBodySchema, bodyProblem),
+      validatorCompiler: compileBodyValidator(spawnBodySchema),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);
@@ -289,30 +292,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers[IDEMPOTENCY_HEADER];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') {
-    throw gatewayError('REQUEST_INVALID', { problem: 'Idempotency-Key: must be sent once' });
+    throw invalidField('Idempotency-Key', 'must be sent once');
   }
   return checkIdempotencyKey(value, 'Idempotency-Key');
-}
-
-/** REQUEST_INVALID naming every wrong field by its JSON path (`persona.tone`), one issue each. */
-function bodyProblem(error: z.ZodError) {
-  // An unknown key is reported on its object: name the key itself (`persona.voice`).
-  const issues = error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({
-          field: [...issue.path, key].join('.'),
-          message: 'is not a field of spawn',
-        }))
-      : [
-          {
-            field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
-            message: issue.message,
-          },
-        ],
-  );
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
-    { details: { issues } },
-  );
 }

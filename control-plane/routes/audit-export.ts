@@ -8,8 +8,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { formatAuditExport, inChunksOf } from '../../shared/audit/index.js';
-import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
+import { errorBodySchema } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
+import { invalidField } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 import { openAuditExport } from '../../storage/tables/audit-export.js';
 import type { Caller } from '../graphql/context.js';
@@ -31,7 +32,7 @@ function instant(name: 'from' | 'to', value: string | undefined): Date | undefin
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) {
-    throw gatewayError('REQUEST_INVALID', { problem: `${name} must be an RFC 3339 date-time` });
+    throw invalidField(name, 'must be an RFC 3339 date-time (2026-11-27T10:00:00Z)');
   }
   return date;
 }
@@ -45,6 +46,7 @@ export async function auditExportRoutes(
     AUDIT_EXPORT_PATH,
     {
       onRequest: reader.onRequest,
+      config: { docs: 'docs/audit-storage.md#exporting' },
       schema: {
         operationId: 'exportAuditTrail',
         summary: "The tenant's audit trail as a verifiable export (agent-gateway audit verify).",
@@ -85,7 +87,7 @@ export async function auditExportRoutes(
       const from = instant('from', request.query.from);
       const to = instant('to', request.query.to);
       if (from && to && from >= to) {
-        throw gatewayError('REQUEST_INVALID', { problem: 'from must be before to' });
+        throw invalidField('from', 'must be before to');
       }
       // The tenant is the key's, by id: never one the client names.
       const trail = await openAuditExport(deps.db, { tenant: tenantId, from, to });

@@ -2,29 +2,35 @@
 // identity credential, the REST twin of the issueAgentCredential mutation. The body is
 // snake_case, the answer camelCase (DESIGN.md §6). One zod schema is the contract: the route
 // documents it in OpenAPI and enforces it without coercion, so `"ttl_seconds": "60"` is refused,
-// not read as 60; every refusal is REQUEST_INVALID naming the field, and nothing is written.
-// The API key is checked by the composition's `authenticate` (the data plane's check against the
-// snapshot), before the body is read.
+// not read as 60; a refusal is REQUEST_INVALID listing every wrong field, and nothing is written.
+// Order (docs/agentiam.md#issue-a-credential): the API key (the composition's `authenticate`,
+// the data plane's check against the snapshot) before the body is read; then the agent, when
+// `agent_id` is well-formed, so an unknown agent is 404 NOT_FOUND with the agent hint whatever
+// else is wrong; then the rest of the body.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { isoSeconds } from '../../shared/agentiam/credentials.js';
-import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
+import { UNSTORABLE_TEXT } from '../../shared/agents/agent-rules.js';
+import { errorBodySchema } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import { isStorableText } from '../../shared/text/storable-text.js';
 import { compileBodyValidator } from '../../shared/validation/body-validator.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { actorOf, type Caller } from '../graphql/context.js';
+import { SPAWN_RULES } from '../services/agent-spawn.js';
 import {
   CREDENTIAL_TTL_SECONDS,
   issueIdentityCredential,
-  SUPERVISING_USER_ID_MAX,
 } from '../services/agentiam/credentials.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
+import { requireAgentOfTenant } from '../services/agents.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import { scopedCaller } from './scoped-caller.js';
 
 export const CREDENTIALS_ISSUE_PATH = '/api/v1/agentiam/credentials/issue';
+export const CREDENTIALS_ISSUE_DOCS = 'docs/agentiam.md#issue-a-credential';
 
 export interface CredentialsIssueDependencies {
   readonly db: Database;
@@ -35,15 +41,15 @@ export interface CredentialsIssueDependencies {
   readonly authenticate: (authorization: string | undefined) => Caller;
 }
 
+const agentIdRule = z.string().min(1).max(256).refine(isStorableText, UNSTORABLE_TEXT);
+
 const issueBodySchema = z
   .strictObject({
-    agent_id: z.string().min(1).max(256).describe('The agent receiving the credential (Agent.id).'),
-    supervising_user_id: z
-      .string()
-      .min(1)
-      .max(SUPERVISING_USER_ID_MAX)
+    agent_id: agentIdRule.describe('The agent receiving the credential (Agent.id).'),
+    supervising_user_id: SPAWN_RULES.supervisingUserId
+      .optional()
       .describe(
-        'The user supervising the agent, as your identity system names them; written into the credential.',
+        'The user supervising the agent, as your identity system names them; written into the credential (left out when absent).',
       ),
     ttl_seconds: z
       .int()
@@ -93,6 +99,13 @@ export async function credentialsIssueRoutes(
     CREDENTIALS_ISSUE_PATH,
     {
       onRequest: manager.onRequest,
+      preValidation: async (request) => {
+        const agentId = (request.body as { agent_id?: unknown } | null)?.agent_id;
+        if (!agentIdRule.safeParse(agentId).success) return;
+        const { tenantId } = manager.callerOf(request);
+        await requireAgentOfTenant(deps.db, tenantId, agentId as string);
+      },
+      config: { docs: CREDENTIALS_ISSUE_DOCS },
       schema: {
         operationId: 'issueAgentCredential',
         summary: 'Issue an agent identity credential (W3C VC, revocable by status list).',
@@ -106,7 +119,7 @@ export async function credentialsIssueRoutes(
           503: errorBodySchema,
         },
       },
-      validatorCompiler: compileBodyValidator(issueBodySchema, bodyProblem),
+      validatorCompiler: compileBodyValidator(issueBodySchema),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);
@@ -130,22 +143,4 @@ export async function credentialsIssueRoutes(
       });
     },
   );
-}
-
-/** REQUEST_INVALID naming every wrong field by its JSON path (`ttl_seconds`), one issue each. */
-function bodyProblem(error: z.ZodError) {
-  const issues = error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.join('.') : fieldOf(issue),
-    message: issue.message,
-  }));
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
-    { details: { issues } },
-  );
-}
-
-/** An unknown key is reported on the object itself: name the key instead. */
-function fieldOf(issue: z.core.$ZodIssue): string {
-  return issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(body)';
 }

@@ -37,6 +37,7 @@ import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import { scopedCaller } from './scoped-caller.js';
 
 export const OAUTH_REGISTER_PATH = '/oauth/register';
+export const OAUTH_REGISTER_DOCS = 'docs/oauth.md#registering-a-client-rfc-7591';
 
 export interface OAuthRegisterDependencies {
   readonly db: Database;
@@ -101,7 +102,12 @@ export async function oauthRegisterRoutes(
       .code(refusal.status ?? 400)
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')
-      .send(buildOAuthErrorBody('OAUTH_INVALID_REQUEST', refusal.message, refusal.details));
+      .send(
+        buildOAuthErrorBody('OAUTH_INVALID_REQUEST', refusal.message, {
+          ...refusal.details,
+          docs: OAUTH_REGISTER_DOCS,
+        }),
+      );
   });
   const manager = scopedCaller(deps.authenticate, SCOPES.AGENTS_MANAGE);
   const { $schema: _dialect, ...bodyJsonSchema } = z.toJSONSchema(clientMetadataSchema, {
@@ -113,6 +119,7 @@ export async function oauthRegisterRoutes(
     OAUTH_REGISTER_PATH,
     {
       onRequest: manager.onRequest,
+      config: { docs: OAUTH_REGISTER_DOCS },
       schema: {
         operationId: 'registerOAuthClient',
         summary: 'Register an OAuth client for an agent (RFC 7591).',
@@ -125,11 +132,10 @@ export async function oauthRegisterRoutes(
           415: errorBodySchema,
         },
       },
-      validatorCompiler: compileBodyValidator(
-        clientMetadataSchema,
-        (error) => registrationRefused(clientMetadataIssues(error)),
-        { after: toClientMetadata },
-      ),
+      validatorCompiler: compileBodyValidator(clientMetadataSchema, {
+        refuse: (error) => registrationRefused(clientMetadataIssues(error)),
+        after: toClientMetadata,
+      }),
     },
     async (request, reply) => {
       const caller = manager.callerOf(request);
@@ -174,8 +180,13 @@ function registrationRefusalOf(error: FastifyError): GatewayError | undefined {
   ) {
     return gatewayError(
       'OAUTH_INVALID_REQUEST',
-      { problem: '(body): must be a JSON object of client metadata' },
-      { details: { oauthError: OAUTH_REGISTRATION_ERRORS.INVALID_CLIENT_METADATA } },
+      { problem: 'the body must be a JSON object of client metadata' },
+      {
+        details: {
+          oauthError: OAUTH_REGISTRATION_ERRORS.INVALID_CLIENT_METADATA,
+          issues: [{ field: '(body)', message: 'must be a JSON object of client metadata' }],
+        },
+      },
     );
   }
   return undefined;

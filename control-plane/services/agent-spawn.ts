@@ -42,6 +42,7 @@ import { generateClientId, generateClientSecret } from '../../shared/oauth/clien
 import type { PublicUrl } from '../../shared/public-url.js';
 import { isStorableText } from '../../shared/text/storable-text.js';
 import { toolsBeyond } from '../../shared/tools/name-globs.js';
+import { invalidField } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
@@ -49,7 +50,6 @@ import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import {
   auditKeyCreated,
   CREDENTIAL_TTL_SECONDS,
-  invalidField,
   requireTenant,
   SUPERVISING_USER_ID_MAX,
 } from './agentiam/credentials.js';
@@ -252,15 +252,12 @@ export async function spawnAgent(
       agentId,
       agentPublicKey: publicKey,
       permittedTools: request.allowedTools,
-      supervisingUserId: request.supervisingUserId ?? '',
+      supervisingUserId: request.supervisingUserId,
       issuedAt,
       expiresAt,
       statusListUrl: allocated.entry.statusListUrl,
       statusListIndex: allocated.entry.statusListIndex,
     });
-    if (request.supervisingUserId === undefined) {
-      delete (document.credentialSubject as Record<string, unknown>).supervisingUserId;
-    }
     const credential = await caSigner(deps.custody, allocated.key).sign(document);
     try {
       committed = await commitSpawn(deps, {
@@ -362,7 +359,7 @@ async function requireParent(
     throw gatewayError(
       'NOT_FOUND',
       { resource: `parent agent ${parentAgentId} in this tenant` },
-      { details: { field: fields.parentAgentId } },
+      { details: { field: fields.parentAgentId }, hintFor: 'agent' },
     );
   }
   if (parent.status !== 'active') throw gatewayError('AGENT_REVOKED', { agentId: parent.id });

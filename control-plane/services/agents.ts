@@ -8,9 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { agentDid } from '../../shared/agentiam/dids.js';
 import { parseMcpAudience } from '../../shared/agents/agent-rules.js';
+import { unknownAgent } from '../../shared/agents/unknown-agent.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
-import { gatewayError } from '../../shared/errors/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
+import { invalidField, requestInvalid } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 import { bumpConfigVersion } from '../../storage/tables/config-version.js';
 import {
@@ -44,12 +45,7 @@ export function requireExecutionMode(
 ): ExecutionMode | null | undefined {
   if (mode === undefined || mode === null) return mode;
   if ((EXECUTION_MODES as readonly string[]).includes(mode)) return mode as ExecutionMode;
-  const message = `must be one of ${EXECUTION_MODES.join(', ')}, or null`;
-  throw gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues: [{ field, message }] } },
-  );
+  throw invalidField(field, `must be one of ${EXECUTION_MODES.join(', ')}, or null`);
 }
 
 /**
@@ -78,17 +74,24 @@ export async function requireRegisteredAudiences(
       : [
           {
             field: `${field}.${index}`,
-            message: `${audience} is not an MCP server registered in this tenant`,
+            message: `names ${audience}, which is not an MCP server registered in this tenant`,
           },
         ],
   );
-  if (issues.length > 0) {
-    throw gatewayError(
-      'REQUEST_INVALID',
-      { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
-      { details: { issues } },
-    );
-  }
+  if (issues.length > 0) throw requestInvalid(issues);
+}
+
+/** Refuses an agent id that names no agent of the tenant: NOT_FOUND with the agent hint. */
+export async function requireAgentOfTenant(
+  db: Database,
+  tenantId: string,
+  agentId: string,
+): Promise<void> {
+  const found = await db.prisma.agent.findFirst({
+    where: { id: agentId, tenantId },
+    select: { id: true },
+  });
+  if (!found) throw unknownAgent(agentId);
 }
 
 export async function createAgent(db: Database, input: CreateAgentInput): Promise<{ id: string }> {
@@ -176,7 +179,7 @@ export async function updateAgentAsOperator(
   input: OperatorChange & { readonly id: string; readonly patch: UpdateAgentInput },
 ): Promise<void> {
   if (!(await updateAgent(deps.db, input.tenantId, input.id, input.patch))) {
-    throw gatewayError('NOT_FOUND', { resource: `agent ${input.id} in this tenant` });
+    throw unknownAgent(input.id);
   }
   await auditOperatorChange(
     deps.audit,

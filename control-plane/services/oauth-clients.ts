@@ -64,12 +64,12 @@ export async function registerOAuthClient(
     });
     if (!agent) {
       throw registrationRefused([
-        { field: 'agent_id', message: `no agent ${metadata.agentId} in this tenant` },
+        { field: 'agent_id', message: `names no agent of this tenant (${metadata.agentId})` },
       ]);
     }
     const issues: ClientMetadataIssue[] = [];
     if (agent.status !== 'active') {
-      issues.push({ field: 'agent_id', message: `agent ${agent.id} is killed` });
+      issues.push({ field: 'agent_id', message: `names agent ${agent.id}, which is killed` });
     }
     if (
       metadata.tokenEndpointAuthMethod === 'private_key_jwt' &&
@@ -77,7 +77,7 @@ export async function registerOAuthClient(
     ) {
       issues.push({
         field: 'token_endpoint_auth_method',
-        message: `agent ${agent.id} has no Ed25519 public key (z6Mk…) to verify private_key_jwt assertions with`,
+        message: `cannot be private_key_jwt: agent ${agent.id} has no Ed25519 public key (z6Mk…) to verify assertions with`,
       });
     }
     const audiences = new Set(agent.mcpAudiences);
@@ -85,14 +85,14 @@ export async function registerOAuthClient(
     if (metadata.resources === undefined && resources.length === 0) {
       issues.push({
         field: 'resources',
-        message: `agent ${agent.id} has no mcpAudiences: the client could obtain no token`,
+        message: `must be given: agent ${agent.id} has no mcpAudiences, so the client could obtain no token`,
       });
     }
     (metadata.resources ?? []).forEach((resource, index) => {
       if (!audiences.has(resource)) {
         issues.push({
           field: `resources.${index}`,
-          message: `${resource} is not one of the agent's mcpAudiences`,
+          message: `names ${resource}, which is not one of the agent's mcpAudiences`,
         });
       }
     });

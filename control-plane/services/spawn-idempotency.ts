@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../prisma/generated/client/client.js';
 import { gatewayError } from '../../shared/errors/index.js';
+import { invalidField } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 
 /** How long a key replays its first answer. */
@@ -28,11 +29,9 @@ export interface IdempotencyScope {
 /** REQUEST_INVALID naming `field` unless `key` is a well-formed idempotency key. */
 export function checkIdempotencyKey(key: string, field: string): string {
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    const message = `must be 1-${IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces)`;
-    throw gatewayError(
-      'REQUEST_INVALID',
-      { problem: `${field}: ${message}` },
-      { details: { issues: [{ field, message }] } },
+    throw invalidField(
+      field,
+      `must be 1-${IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces)`,
     );
   }
   return key;

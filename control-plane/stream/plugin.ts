@@ -24,8 +24,8 @@ import {
   MAX_DECISION_NAME_LENGTH,
   MAX_DECISION_REPORT_ROWS,
 } from '../../shared/decisions/decision-counts.js';
-import { gatewayError } from '../../shared/errors/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
+import { BODY_FIELD, invalidField } from '../../shared/validation/field-issues.js';
 import type { Database } from '../../storage/engine/database.js';
 import { writeDecisionCounts } from '../../storage/tables/decision-counts.js';
 import { readKillDeltasAfter } from '../../storage/tables/kill-deltas.js';
@@ -250,9 +250,7 @@ export async function configStreamPlugin(
         return { decisions: body.decisions.length };
       }
       if (!('version' in body)) {
-        throw gatewayError('REQUEST_INVALID', {
-          problem: 'body must be {version}, {kill, aborted} or {decisions}',
-        });
+        throw invalidField(BODY_FIELD, 'must be {version}, {kill, aborted} or {decisions}');
       }
       const { version } = body;
       await db.prisma.dataPlane.update({

@@ -1,7 +1,12 @@
 // The bodies of inspect answers (DESIGN.md §4): one object shape for every outcome, so agents and
 // the response schema (fast serialization) have one contract. Block answers carry the JSON-RPC
 // error an MCP client would understand, built here and nowhere else.
-import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type FieldIssue,
+  fieldIssueSchema,
+} from '../../shared/errors/index.js';
 import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
@@ -33,6 +38,10 @@ export interface InspectAnswer {
   enforced: boolean;
   message?: string;
   hint?: string;
+  /** A malformed call: every problem of the body (the error body's `issues`). */
+  issues?: readonly FieldIssue[];
+  /** A malformed call: the page that describes the request. */
+  docs?: string;
   ruleId?: string;
   policy?: string;
   alertSeverity?: string;
@@ -74,6 +83,8 @@ export function buildDenyAnswer(input: {
   message: string;
   /** Instead of the registry's hint for the code (a malformed body's wrong field). */
   hint?: string | undefined;
+  issues?: readonly FieldIssue[] | undefined;
+  docs?: string | undefined;
   auditId: string | undefined;
   signal?: DetectorSignal | undefined;
   decision?: NplDecision | undefined;
@@ -88,6 +99,8 @@ export function buildDenyAnswer(input: {
     hint: input.hint ?? ERROR_CODES[input.code].hint,
     response: buildBlockedRpcError(input.rpcId, input.code, input.message),
   };
+  if (input.issues) answer.issues = input.issues;
+  if (input.docs) answer.docs = input.docs;
   if (input.auditId) answer.auditId = input.auditId;
   if (input.signal) answer.signal = input.signal;
   if (input.decision) addPolicyFields(answer, input.decision);
@@ -120,6 +133,8 @@ export const inspectAnswerSchema = {
     enforced: { type: 'boolean' },
     message: { type: 'string' },
     hint: { type: 'string' },
+    issues: { type: 'array', items: fieldIssueSchema },
+    docs: { type: 'string' },
     ruleId: { type: 'string' },
     policy: { type: 'string' },
     alertSeverity: { type: 'string' },

@@ -1,7 +1,8 @@
 // The inspect request body (spec §2.1), once, as a zod schema: request.ts validates with it inside
 // the pipeline (a bad body is the audited 400 MCP_MALFORMED_RPC, never Fastify's own 400), and
-// inspectBodyJsonSchema documents the same contract in OpenAPI. Each field carries the wording
-// of its problem, so the answer names the field and says what it must be. What a schema does not
+// inspectBodyJsonSchema documents the same contract in OpenAPI. Problems are worded the one way
+// of every REST route (shared/validation/field-issues.ts); a field words only what that cannot
+// say (the policy URI's form), and never a missing field, which is "is required". What a schema does not
 // say — the tool named twice must be the same tool, the nesting bound of `params` — request.ts
 // checks after the schema.
 import { z } from 'zod';
@@ -13,24 +14,27 @@ import { MAX_CHAIN_LINKS } from '../agentiam/limits.js';
 export const MAX_ID_LENGTH = 256;
 
 function identifier(description: string) {
-  const problem = 'must be a non-empty string';
-  return z
-    .string({ error: problem })
-    .min(1, { error: problem })
-    .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` })
-    .describe(description);
+  return z.string().min(1).max(MAX_ID_LENGTH).describe(description);
+}
+
+/** A schema's own wording of a value of the wrong type; a missing one stays "is required". */
+function wrongValue(text: string) {
+  return (issue: { code?: string; input?: unknown }) =>
+    (issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input !== undefined
+      ? text
+      : undefined;
 }
 
 export const jsonRpcCallSchema = z
   .strictObject(
     {
-      jsonrpc: z.literal('2.0', { error: 'must be "2.0"' }),
-      id: z.union([z.string().max(MAX_ID_LENGTH, { error: 'is too long' }), z.number()], {
-        error: 'must be a string or a number',
+      jsonrpc: z.literal('2.0'),
+      id: z.union([z.string().max(MAX_ID_LENGTH), z.number()], {
+        error: wrongValue(`must be a number or a string of at most ${MAX_ID_LENGTH} characters`),
       }),
       method: identifier('The MCP method, e.g. tools/call.'),
       params: z
-        .record(z.string(), z.unknown(), { error: 'must be an object' })
+        .record(z.string(), z.unknown())
         .optional()
         .describe(
           'For tools/call: `name` (equal to tool_name) and `arguments` (an object). At most 64 levels deep.',
@@ -38,52 +42,51 @@ export const jsonRpcCallSchema = z
     },
     {
       error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `has an unknown member ${JSON.stringify(issue.keys[0])}`
-          : 'must be a JSON-RPC 2.0 object',
+        issue.code === 'invalid_type' && issue.input !== undefined
+          ? 'must be a JSON-RPC 2.0 call object'
+          : undefined,
     },
   )
   .describe('The JSON-RPC 2.0 call the agent wants to make, as it would be forwarded.');
 
 export const inspectBodySchema = z
-  .object(
-    {
-      agent_id: identifier('The calling agent.'),
-      execution_id: identifier("The agent's execution (run) this call belongs to."),
-      server_id: identifier('The MCP server the call is for.'),
-      tool_name: identifier('The tool called; for tools/call, equal to request.params.name.'),
-      execution_mode: z
-        .enum(EXECUTION_MODES, { error: `must be one of ${EXECUTION_MODES.join(', ')}` })
-        .describe('One of the modes the tenant allows (docs/inspect.md).'),
-      policy: z
-        .string({ error: `must be a policy URI string, ${POLICY_URI_FORM}` })
-        .regex(POLICY_URI_PATTERN, { error: `must be a policy URI, ${POLICY_URI_FORM}` })
-        .optional()
-        .describe('A pinned policy svc://name@version to evaluate besides the tenant pins.'),
-      approval_id: identifier('Resubmission of a call held for approval.').optional(),
-      agent_credential: z
-        .record(z.string(), z.unknown(), { error: 'must be an object (the credential as issued)' })
-        .optional()
-        .describe(
-          "The agent's identity credential (AgentIdentityCredential), or for a delegate the root of its chain; with the Agent-Proof header (docs/agentiam.md).",
-        ),
-      delegation_chain: z
-        .array(z.unknown(), { error: 'must be an array of delegation credentials' })
-        .max(MAX_CHAIN_LINKS, { error: `must hold at most ${MAX_CHAIN_LINKS} links` })
-        .optional()
-        .describe(
-          'For a delegate: the AgentDelegationCredentials from agent_credential to the caller, in order.',
-        ),
-      forward: z
-        .boolean({ error: 'must be true or false' })
-        .optional()
-        .describe(
-          'Default true. false: decide, audit, hold or deny as always, but never contact the upstream (the agent runs the tool itself); an allow answers forwarded: false without response.',
-        ),
-      request: jsonRpcCallSchema,
-    },
-    { error: 'must be a JSON object' },
-  )
+  .object({
+    agent_id: identifier('The calling agent.'),
+    execution_id: identifier("The agent's execution (run) this call belongs to."),
+    server_id: identifier('The MCP server the call is for.'),
+    tool_name: identifier('The tool called; for tools/call, equal to request.params.name.'),
+    execution_mode: z
+      .enum(EXECUTION_MODES)
+      .describe('One of the modes the tenant allows (docs/inspect.md).'),
+    policy: z
+      .string({ error: wrongValue(`must be a policy URI string, ${POLICY_URI_FORM}`) })
+      .regex(POLICY_URI_PATTERN, { error: `must be a policy URI, ${POLICY_URI_FORM}` })
+      .optional()
+      .describe('A pinned policy svc://name@version to evaluate besides the tenant pins.'),
+    approval_id: identifier('Resubmission of a call held for approval.').optional(),
+    agent_credential: z
+      .record(z.string(), z.unknown(), {
+        error: wrongValue('must be a JSON object (the credential as issued)'),
+      })
+      .optional()
+      .describe(
+        "The agent's identity credential (AgentIdentityCredential), or for a delegate the root of its chain; with the Agent-Proof header (docs/agentiam.md).",
+      ),
+    delegation_chain: z
+      .array(z.unknown(), { error: wrongValue('must be an array of delegation credentials') })
+      .max(MAX_CHAIN_LINKS)
+      .optional()
+      .describe(
+        'For a delegate: the AgentDelegationCredentials from agent_credential to the caller, in order.',
+      ),
+    forward: z
+      .boolean()
+      .optional()
+      .describe(
+        'Default true. false: decide, audit, hold or deny as always, but never contact the upstream (the agent runs the tool itself); an allow answers forwarded: false without response.',
+      ),
+    request: jsonRpcCallSchema,
+  })
   .meta({ title: 'Inspect request', description: 'A tool call to inspect (spec §2.1).' });
 
 export type InspectBody = z.output<typeof inspectBodySchema>;

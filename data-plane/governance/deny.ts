@@ -4,6 +4,7 @@
 // refusal, audited through the bounded refusal path (the first of a minute an entry of its own,
 // the rest counted: docs/security.md, "Refusal auditing"), so a poller cannot flood the trail.
 import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../shared/audit/index.js';
+import type { FieldIssue } from '../../shared/errors/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import { buildDenyAnswer } from './answers.js';
@@ -40,7 +41,14 @@ export async function answerMalformed(
   outlet: DecisionOutlet,
   tenant: CompiledTenant,
   inspectionId: string,
-  problem: { message: string; rpcId: string | number | null; hint?: string | undefined },
+  problem: {
+    message: string;
+    rpcId: string | number | null;
+    hint?: string | undefined;
+    issues?: readonly FieldIssue[] | undefined;
+    /** The page that describes the request the caller sent. */
+    docs?: string | undefined;
+  },
 ): Promise<void> {
   const code = 'MCP_MALFORMED_RPC';
   const auditId = await appendDenyAudit(deps, tenant, undefined, inspectionId, null, {
@@ -57,6 +65,8 @@ export async function answerMalformed(
       code,
       message: problem.message,
       hint: problem.hint,
+      issues: problem.issues,
+      docs: problem.docs,
       auditId,
     }),
   );

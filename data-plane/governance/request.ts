@@ -11,7 +11,8 @@
 // copy of `params`. With isPlainlyValid first, a valid body costs 0.19 µs. The fast path only
 // ever says yes to a body the schema accepts unchanged; everything else goes to the schema,
 // which decides and words the answer.
-import { z } from 'zod';
+
+import type { FieldIssue } from '../../shared/errors/index.js';
 import {
   type AgentId,
   type ApprovalId,
@@ -24,6 +25,7 @@ import { isRecord } from '../../shared/json/is-record.js';
 import { MCP_METHODS } from '../../shared/mcp/protocol.js';
 import { POLICY_URI_PATTERN } from '../../shared/npl/index.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../shared/snapshot/index.js';
+import { describeIssues, fieldIssues, wordIssues } from '../../shared/validation/field-issues.js';
 import { MAX_CHAIN_LINKS } from '../agentiam/limits.js';
 import { withinJsonBounds } from '../json-bounds.js';
 import {
@@ -71,10 +73,12 @@ export type ParseResult =
   | { readonly ok: true; readonly value: InspectRequest }
   | {
       readonly ok: false;
+      /** Every problem, one sentence per field (describeIssues). */
       readonly message: string;
       readonly rpcId: string | number | null;
-      /** What to send instead, for the field that is wrong; undefined for the registry's hint. */
+      /** What to send instead, for the first wrong field; undefined for the registry's hint. */
       readonly hint: string | undefined;
+      readonly issues: readonly FieldIssue[];
     };
 
 /** How deep and how large the JSON of a governed call may be (the inspect body, proxied params). */
@@ -94,10 +98,8 @@ function echoedRpcId(body: unknown): string | number | null {
   return null;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.path.length === 0) return `body ${issue.message}`;
-  return `${z.core.toDotPath(issue.path)} ${issue.message}`;
-}
+/** The shared wording of the schema's problems, made once. */
+const WORDING = { error: wordIssues(inspectBodySchema) };
 
 /**
  * The fast path: true only for a body the schema accepts as it is, checked by hand. Anything
@@ -142,10 +144,12 @@ export function parseInspectRequest(body: unknown): ParseResult {
   let call: InspectBody;
   if (isPlainlyValid(body)) call = body;
   else {
-    const parsed = inspectBodySchema.safeParse(body);
+    const parsed = inspectBodySchema.safeParse(body, WORDING);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return fail(describeIssue(issue), rpcId, INSPECT_FIELD_HINTS[String(issue.path[0])]);
+      const issues = fieldIssues(parsed.error);
+      const first = parsed.error.issues[0]!;
+      const field = first.code === 'unrecognized_keys' ? first.keys[0] : first.path[0];
+      return refuse(issues, rpcId, INSPECT_FIELD_HINTS[String(field)]);
     }
     call = parsed.data;
   }
@@ -154,12 +158,18 @@ export function parseInspectRequest(body: unknown): ParseResult {
   let args: Readonly<Record<string, unknown>> = EMPTY;
   if (rpc.method === MCP_METHODS.TOOLS_CALL) {
     if (!params || typeof params.name !== 'string') {
-      return fail('request.params.name must be the tool name', rpcId, INSPECT_FIELD_HINTS.request);
+      return fail(
+        'request.params.name',
+        'must be the tool name',
+        rpcId,
+        INSPECT_FIELD_HINTS.request,
+      );
     }
     // What is inspected must be what is forwarded: the tool named twice must be the same tool.
     if (params.name !== call.tool_name) {
       return fail(
-        'tool_name differs from request.params.name',
+        'tool_name',
+        'differs from request.params.name',
         rpcId,
         INSPECT_FIELD_HINTS.tool_name,
       );
@@ -167,7 +177,8 @@ export function parseInspectRequest(body: unknown): ParseResult {
     if (params.arguments !== undefined) {
       if (!isRecord(params.arguments)) {
         return fail(
-          'request.params.arguments must be an object',
+          'request.params.arguments',
+          'must be a JSON object',
           rpcId,
           INSPECT_FIELD_HINTS.request,
         );
@@ -177,7 +188,8 @@ export function parseInspectRequest(body: unknown): ParseResult {
   }
   if (!withinBounds(params)) {
     return fail(
-      `request.params is nested deeper than ${MAX_DEPTH} or too large`,
+      'request.params',
+      `is nested deeper than ${MAX_DEPTH} or too large`,
       rpcId,
       INSPECT_FIELD_HINTS.request,
     );
@@ -185,14 +197,16 @@ export function parseInspectRequest(body: unknown): ParseResult {
   // Credentials are walked by JSON-LD processing and hashed as JSON text: bounded the same way.
   if (call.agent_credential !== undefined && !withinBounds(call.agent_credential)) {
     return fail(
-      `agent_credential is nested deeper than ${MAX_DEPTH} or too large`,
+      'agent_credential',
+      `is nested deeper than ${MAX_DEPTH} or too large`,
       rpcId,
       INSPECT_FIELD_HINTS.agent_credential,
     );
   }
   if (call.delegation_chain !== undefined && !withinBounds(call.delegation_chain)) {
     return fail(
-      `delegation_chain is nested deeper than ${MAX_DEPTH} or too large`,
+      'delegation_chain',
+      `is nested deeper than ${MAX_DEPTH} or too large`,
       rpcId,
       INSPECT_FIELD_HINTS.delegation_chain,
     );
@@ -216,11 +230,20 @@ export function parseInspectRequest(body: unknown): ParseResult {
 }
 
 function fail(
+  field: string,
   message: string,
   rpcId: string | number | null,
   hint: string | undefined,
 ): ParseResult {
-  return { ok: false, message, rpcId, hint };
+  return refuse([{ field, message }], rpcId, hint);
+}
+
+function refuse(
+  issues: readonly FieldIssue[],
+  rpcId: string | number | null,
+  hint: string | undefined,
+): ParseResult {
+  return { ok: false, message: describeIssues(issues), rpcId, hint, issues };
 }
 
 function withinBounds(root: unknown): boolean {

@@ -14,7 +14,9 @@
 // but never completed (its receiver died, or is still waiting elsewhere) is completed by the next
 // request: after waiting for the other receiver's AGENT_CHANGED a bounded time, so a double click
 // does not audit twice. In this process, a second request for a kill under way awaits the first.
+
 import type { Logger } from 'pino';
+import { unknownAgent } from '../../shared/agents/unknown-agent.js';
 import { AUDIT_ACTIONS, type JsonObject, pageIds } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
@@ -367,5 +369,5 @@ async function firstWithin(
 function notFound(target: KillTarget) {
   return 'publicKey' in target
     ? gatewayError('AGENT_NOT_FOUND', { publicKey: target.publicKey })
-    : gatewayError('NOT_FOUND', { resource: `agent ${target.agentId} in this tenant` });
+    : unknownAgent(target.agentId);
 }

@@ -74,20 +74,36 @@ function secretMatches(secret: string, key: CompiledApiKey): boolean {
 }
 
 /**
+ * The three ways AUTH_INVALID_API_KEY is worded. A missing header or one that is not a bearer
+ * header is the caller's setup and is said as such; every failure of the key itself is the same
+ * "invalid API key": the answer must not tell which part of a key was wrong.
+ */
+export const API_KEY_PROBLEMS = {
+  missing: 'no API key: the request has no Authorization header',
+  notBearer: 'the Authorization header is not of the form "Bearer <API key>"',
+  invalid: 'invalid API key',
+} as const;
+
+/**
  * The key a bearer header presents, checked against the snapshot: found by prefix, secret compared
- * by hash in constant time, not expired. Every failure is the same AUTH_INVALID_API_KEY: the
- * answer must not tell which part was wrong. No snapshot yet authorizes nothing (fail closed).
+ * by hash in constant time, not expired. No snapshot yet authorizes nothing (fail closed).
  */
 export function findPresentedKey(
   header: string | undefined,
   snapshot: CompiledSnapshot | undefined,
   now = Date.now(),
 ): CompiledApiKey {
-  const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  if (header === undefined || header.trim() === '') {
+    throw gatewayError('AUTH_INVALID_API_KEY', { problem: API_KEY_PROBLEMS.missing });
+  }
+  const presented = BEARER.exec(header)?.[1];
+  if (presented === undefined) {
+    throw gatewayError('AUTH_INVALID_API_KEY', { problem: API_KEY_PROBLEMS.notBearer });
+  }
   const parsed = parseApiKey(presented);
   const key = parsed && snapshot ? snapshot.apiKeysByPrefix.get(parsed.prefix) : undefined;
   if (!parsed || !key || !secretMatches(parsed.secret, key) || key.expiresAtMs <= now) {
-    throw gatewayError('AUTH_INVALID_API_KEY');
+    throw gatewayError('AUTH_INVALID_API_KEY', { problem: API_KEY_PROBLEMS.invalid });
   }
   return key;
 }

@@ -32,7 +32,8 @@ export interface IdentityCredentialOptions {
   /** The agent's `z6Mk…` key: the subject is its did:key. */
   readonly agentPublicKey: string;
   readonly permittedTools: readonly string[];
-  readonly supervisingUserId: string;
+  /** Written as `credentialSubject.supervisingUserId`; the credential names none when absent. */
+  readonly supervisingUserId?: string | undefined;
   readonly issuedAt: Date;
   readonly expiresAt: Date;
   /** The status-list credential's URL (`<publicUrl>/api/v1/agentiam/status-lists/<id>`). */
@@ -89,7 +90,9 @@ export function identityCredentialDocument(
       agentId: options.agentId,
       permittedTools: [...options.permittedTools],
       nonTransferable: true,
-      supervisingUserId: options.supervisingUserId,
+      ...(options.supervisingUserId === undefined
+        ? {}
+        : { supervisingUserId: options.supervisingUserId }),
     },
     credentialStatus: {
       id: `${options.statusListUrl}#${options.statusListIndex}`,

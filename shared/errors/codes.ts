@@ -19,6 +19,11 @@ export interface CodeInfo {
 export interface ErrorCodeInfo extends CodeInfo {
   /** The message, with `{name}` placeholders the builder fills in (shared/errors/template.ts). */
   readonly message: string;
+  /**
+   * Hints for a particular subject, which the call site names (`hintFor`) when it knows better
+   * than the general hint what was meant: an unknown agent id in a body is not an unknown route.
+   */
+  readonly hints?: Readonly<Record<string, string>>;
 }
 
 export const ERROR_CODES = {
@@ -91,7 +96,7 @@ export const ERROR_CODES = {
     status: 403,
     message: 'unknown agent {agentId}',
     summary: "The agent does not exist in the API key's tenant.",
-    hint: 'Use an agent id the createAgent mutation returned (the agents query lists them), with an API key of the same tenant.',
+    hint: "Use the id of an agent of the API key's tenant: the agents GraphQL query and the console's Agents screen (/console/agents) list them; POST /api/v1/agents/spawn (docs/spawn.md) makes one.",
   },
   AGENT_REVOKED: {
     status: 403,
@@ -291,9 +296,10 @@ export const ERROR_CODES = {
   // Authentication (spec §5, DESIGN.md §4).
   AUTH_INVALID_API_KEY: {
     status: 401,
-    message: 'invalid API key',
-    summary: 'The API key is missing, malformed, unknown, revoked or expired.',
-    hint: 'Send "Authorization: Bearer <API key>" with a valid key.',
+    message: '{problem}',
+    summary:
+      'The Authorization header is missing, or the API key it carries is malformed, unknown, revoked or expired.',
+    hint: 'Send the header "Authorization: Bearer <API key>" with a valid key of your tenant: the first start prints an administrator key, createApiKey makes others (docs/security.md).',
   },
   AUTH_INSUFFICIENT_SCOPE: {
     status: 403,
@@ -335,14 +341,15 @@ export const ERROR_CODES = {
   REQUEST_INVALID: {
     status: 400,
     message: '{problem}',
-    summary: 'The request body or parameters are invalid.',
-    hint: 'The message names the field; docs/ describes the request.',
+    summary:
+      'The request body or parameters are invalid; `issues` lists every problem, one `{ field, message }` each.',
+    hint: 'Fix every field `issues` lists (each says what it must be); the page in `docs` describes the request.',
   },
   REQUEST_TOO_LARGE: {
     status: 413,
-    message: 'request body is too large',
-    summary: 'The request body exceeds the size limit.',
-    hint: 'Send a smaller body; the limit is in the message.',
+    message: 'the body of {route} is larger than its limit of {limitBytes} bytes ({limitSize})',
+    summary: "The request body exceeds the route's size limit.",
+    hint: 'Send a body within the limit the message gives (also in `limitBytes`); split a batch into several requests.',
   },
   REQUEST_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -376,6 +383,10 @@ export const ERROR_CODES = {
     summary:
       "No such route, or no such resource in the caller's tenant (other tenants' rows look absent).",
     hint: "Check the method and path against schema/openapi.json, or use an id this API returned for your API key's tenant.",
+    hints: {
+      agent:
+        "The agent id names no agent of your API key's tenant: the agents GraphQL query and the console's Agents screen (/console/agents) list them; POST /api/v1/agents/spawn (docs/spawn.md) makes one.",
+    },
   },
   INTERNAL_ERROR: {
     status: 500,

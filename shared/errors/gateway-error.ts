@@ -3,7 +3,12 @@
 // wording and the status then come from the registry, never from the call site. HTTP handlers,
 // the GraphQL error mapping and the CLI all read the registry through the code, so status and
 // hint never drift from the code.
-import { ERROR_CODES, type ErrorCode, type ErrorMessageTemplate } from './codes.js';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorMessageTemplate,
+} from './codes.js';
 import {
   fillTemplate,
   type NoParams,
@@ -11,10 +16,22 @@ import {
   type TemplateParams,
 } from './template.js';
 
-export interface GatewayErrorOptions {
+/** The subjects a code has hints of its own for (ErrorCodeInfo.hints); never for most codes. */
+export type HintSubject<Code extends ErrorCode> = (typeof ERROR_CODES)[Code] extends {
+  readonly hints: infer Hints;
+}
+  ? Extract<keyof Hints, string>
+  : never;
+
+export interface GatewayErrorOptions<Code extends ErrorCode = ErrorCode> {
   readonly cause?: unknown;
-  /** Machine-readable facts for clients (the limit that was hit, the field concerned). */
+  /**
+   * Machine-readable facts for clients (the limit that was hit, the field concerned). `issues`
+   * (FieldIssue[]) and `docs` (a docs page) are the error body's own fields (error-body.ts).
+   */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** Which of the code's subject hints applies, instead of its general hint. */
+  readonly hintFor?: HintSubject<Code>;
 }
 
 /** The values a code's message template needs. */
@@ -24,22 +41,24 @@ export type ErrorParams<Code extends ErrorCode> = TemplateParams<ErrorMessageTem
 export type GatewayErrorArgs<Code extends ErrorCode> = [
   PlaceholderName<ErrorMessageTemplate<Code>>,
 ] extends [never]
-  ? [params?: NoParams, options?: GatewayErrorOptions]
-  : [params: ErrorParams<Code>, options?: GatewayErrorOptions];
+  ? [params?: NoParams, options?: GatewayErrorOptions<Code>]
+  : [params: ErrorParams<Code>, options?: GatewayErrorOptions<Code>];
 
 export class GatewayError<Code extends ErrorCode = ErrorCode> extends Error {
   readonly code: Code;
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly hintFor: HintSubject<Code> | undefined;
 
   /**
    * Takes a rendered message: only builders call it (gatewayError, and subclasses that render
    * through formatErrorMessage). Call sites use gatewayError.
    */
-  constructor(code: Code, message: string, options?: GatewayErrorOptions) {
+  constructor(code: Code, message: string, options?: GatewayErrorOptions<Code>) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.details = options?.details;
+    this.hintFor = options?.hintFor;
   }
 
   get status(): number | null {
@@ -47,7 +66,8 @@ export class GatewayError<Code extends ErrorCode = ErrorCode> extends Error {
   }
 
   get hint(): string {
-    return ERROR_CODES[this.code].hint;
+    const info: ErrorCodeInfo = ERROR_CODES[this.code];
+    return (this.hintFor === undefined ? undefined : info.hints?.[this.hintFor]) ?? info.hint;
   }
 }
 

@@ -6,7 +6,13 @@ export {
   type ErrorMessageTemplate,
   isErrorCode,
 } from './codes.js';
-export { buildErrorBody, type ErrorBody, errorBodySchema } from './error-body.js';
+export {
+  buildErrorBody,
+  type ErrorBody,
+  errorBodySchema,
+  type FieldIssue,
+  fieldIssueSchema,
+} from './error-body.js';
 export {
   type ErrorParams,
   formatErrorLine,
@@ -15,6 +21,7 @@ export {
   type GatewayErrorArgs,
   type GatewayErrorOptions,
   gatewayError,
+  type HintSubject,
 } from './gateway-error.js';
 export {
   isPlaceholderName,

@@ -5,7 +5,7 @@ import { ERROR_CODES, type ErrorCodeInfo } from './codes.js';
 export function renderErrorDocs(): string {
   const rows = (Object.entries(ERROR_CODES) as [string, ErrorCodeInfo][]).map(
     ([code, info]) =>
-      `| \`${code}\` | ${info.status ?? 'CLI only'} | ${escapePipes(info.summary)} | \`${escapePipes(info.message)}\` | ${escapePipes(info.hint)} |`,
+      `| \`${code}\` | ${info.status ?? 'CLI only'} | ${escapePipes(info.summary)} | \`${escapePipes(info.message)}\` | ${escapePipes(hintsOf(info))} |`,
   );
   return [
     '# Error and reason codes',
@@ -14,6 +14,11 @@ export function renderErrorDocs(): string {
     'HTTP answers carry the code in `reasonCode` (and `error` for answers that are not decisions)',
     'and the message in `message`; the CLI prints `CODE: message (hint: …)` on one line. Each code',
     'has one message template; `{name}` stands for a value filled in when the error is built.',
+    'A validation refusal (`REQUEST_INVALID`, and the inspect answer `MCP_MALFORMED_RPC`) lists every',
+    'problem in `issues`, one `{ field, message }` each: the field by its path in the request',
+    '(`persona.tone`, `allowed_tools.3`; `(body)` for the body itself), the message in plain words',
+    '(`is required`, `must be an integer between 60 and 2592000`). Every error of a REST route names',
+    'the documentation page of the request in `docs` (`docs/agentiam.md#issue-a-credential`).',
     'Generated from `shared/errors/codes.ts`; do not edit by hand',
     '(`UPDATE_DOCS=1 npx vitest run tests/shared/errors` rewrites it).',
     '',
@@ -25,6 +30,14 @@ export function renderErrorDocs(): string {
     ...rows,
     '',
   ].join('\n');
+}
+
+/** The general hint, then each subject's own (`For an unknown agent: …`). */
+function hintsOf(info: ErrorCodeInfo): string {
+  const subjects = Object.entries(info.hints ?? {}).map(
+    ([subject, hint]) => `<br>For an unknown ${subject}: ${hint}`,
+  );
+  return info.hint + subjects.join('');
 }
 
 function escapePipes(text: string): string {

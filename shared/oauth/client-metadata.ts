@@ -18,6 +18,7 @@
 import { z } from 'zod';
 import { parseMcpAudience, storableString as storable } from '../agents/agent-rules.js';
 import { OAUTH_CLIENT_AUTH_METHODS } from '../snapshot/types.js';
+import { BODY_FIELD, describeIssues, wordIssues } from '../validation/field-issues.js';
 import { OAUTH_REGISTRATION_ERRORS, type OAuthRegistrationError } from './errors.js';
 
 export const CLIENT_NAME_MAX = 200;
@@ -76,7 +77,7 @@ export const clientMetadataSchema = z
     grant_types: z
       .array(
         z.enum(SUPPORTED_GRANT_TYPES, {
-          message: `only ${SUPPORTED_GRANT_TYPES.join(', ')} is supported`,
+          message: `must be one of ${SUPPORTED_GRANT_TYPES.join(', ')}`,
         }),
       )
       .min(1, 'must name at least one grant type')
@@ -112,14 +113,14 @@ export const clientMetadataSchema = z
     jwks: z
       .unknown()
       .refine((value) => value === undefined, {
-        message: "not accepted: a private_key_jwt client signs with the agent's registered key",
+        message: "is not accepted: a private_key_jwt client signs with the agent's registered key",
       })
       .optional()
       .describe("Not accepted: a private_key_jwt client signs with the agent's registered key."),
     jwks_uri: z
       .unknown()
       .refine((value) => value === undefined, {
-        message: "not accepted: a private_key_jwt client signs with the agent's registered key",
+        message: "is not accepted: a private_key_jwt client signs with the agent's registered key",
       })
       .optional()
       .describe('Not accepted, as jwks.'),
@@ -141,7 +142,7 @@ export const clientMetadataSchema = z
         context.addIssue({
           code: 'custom',
           path: ['redirect_uris'],
-          message: 'the authorization_code grant needs at least one redirect URI',
+          message: 'must list at least one redirect URI for the authorization_code grant',
         });
       }
       if (responseTypes.some((type) => type !== 'code')) {
@@ -196,7 +197,7 @@ export type ClientMetadataResult =
 
 /** Parses a registration request body; never throws. */
 export function parseClientMetadata(body: unknown): ClientMetadataResult {
-  const parsed = clientMetadataSchema.safeParse(body);
+  const parsed = clientMetadataSchema.safeParse(body, { error: wordIssues(clientMetadataSchema) });
   if (!parsed.success) return metadataRefusal(clientMetadataIssues(parsed.error));
   return { success: true, metadata: toClientMetadata(parsed.data) };
 }
@@ -205,7 +206,7 @@ export function parseClientMetadata(body: unknown): ClientMetadataResult {
 export function clientMetadataIssues(error: z.ZodError): ClientMetadataIssue[] {
   const issues = new Map<string, ClientMetadataIssue>();
   for (const issue of error.issues) {
-    const field = issue.path.length > 0 ? issue.path.join('.') : '(body)';
+    const field = issue.path.length > 0 ? issue.path.join('.') : BODY_FIELD;
     if (!issues.has(field)) issues.set(field, { field, message: issue.message });
   }
   return [...issues.values()];
@@ -234,7 +235,7 @@ export function metadataRefusal(
     error: onlyRedirects
       ? OAUTH_REGISTRATION_ERRORS.INVALID_REDIRECT_URI
       : OAUTH_REGISTRATION_ERRORS.INVALID_CLIENT_METADATA,
-    description: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '),
+    description: describeIssues(issues),
     issues,
   };
 }

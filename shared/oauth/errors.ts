@@ -3,7 +3,7 @@
 // RFC's own body `{ error, error_description }` (RFC 6749 §5.2, RFC 7009, RFC 7662, RFC 8707),
 // with the `error` string this table gives. Registration (RFC 7591 §3.2.2) has two strings of
 // its own, carried by OAUTH_INVALID_REQUEST with the string in the error's details.
-import type { ErrorCode } from '../errors/index.js';
+import { type ErrorCode, type FieldIssue, fieldIssueSchema } from '../errors/index.js';
 
 /** RFC 6749 §5.2 (+ RFC 8707 invalid_target, + 429 temporarily_unavailable) error strings. */
 export const OAUTH_ERROR_STRINGS = {
@@ -32,10 +32,16 @@ export type OAuthErrorString =
   | (typeof OAUTH_ERROR_STRINGS)[OAuthErrorCode]
   | OAuthRegistrationError;
 
-/** The body every OAuth endpoint answers a failure with (never a reasonCode). */
+/**
+ * The body every OAuth endpoint answers a failure with (never a reasonCode). A registration
+ * refusal adds the gateway's `issues` (every wrong field) and `docs` (the page of the request),
+ * members RFC 7591 clients ignore.
+ */
 export interface OAuthErrorBody {
   readonly error: OAuthErrorString;
   readonly error_description: string;
+  readonly issues?: readonly FieldIssue[];
+  readonly docs?: string;
 }
 
 export function isOAuthErrorCode(code: string): code is OAuthErrorCode {
@@ -64,7 +70,14 @@ export function buildOAuthErrorBody(
     registration === OAUTH_REGISTRATION_ERRORS.INVALID_REDIRECT_URI
       ? registration
       : OAUTH_ERROR_STRINGS[code];
-  return { error, error_description: description };
+  const issues = details?.issues as readonly FieldIssue[] | undefined;
+  const docs = details?.docs as string | undefined;
+  return {
+    error,
+    error_description: description,
+    ...(issues === undefined ? {} : { issues }),
+    ...(docs === undefined ? {} : { docs }),
+  };
 }
 
 /** JSON Schema of OAuthErrorBody, for route response schemas (and so for OpenAPI). */
@@ -73,6 +86,12 @@ export const oauthErrorBodySchema = {
   properties: {
     error: { type: 'string' },
     error_description: { type: 'string' },
+    issues: {
+      type: 'array',
+      items: fieldIssueSchema,
+      description: 'Registration refusals: every wrong field of the metadata.',
+    },
+    docs: { type: 'string', description: 'The documentation page of the request.' },
   },
   required: ['error'],
   additionalProperties: false,

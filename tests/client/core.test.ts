@@ -16,6 +16,7 @@ import {
   GatewayRequestError,
   GatewayUnavailable,
 } from '../../client/src/index.js';
+import { ERROR_CODES } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import { asApprovalId, asTenantId } from '../../shared/ids.js';
 import { graphql } from '../control-plane/graphql/support.js';
@@ -201,10 +202,13 @@ describe('the core client against a gateway', () => {
     expect(runs).toEqual([]);
   });
 
-  it('an unknown approval id: GatewayRequestError 404 APPROVAL_NOT_FOUND', async () => {
+  it('an unknown approval id: GatewayRequestError 404 APPROVAL_NOT_FOUND, with the hint and docs page of the answer', async () => {
     await expect(client().waitForApproval('no-such-approval')).rejects.toMatchObject({
       status: 404,
       reasonCode: 'APPROVAL_NOT_FOUND',
+      hint: ERROR_CODES.APPROVAL_NOT_FOUND.hint,
+      docs: 'docs/inspect.md#approvals',
+      issues: [],
     });
   });
 

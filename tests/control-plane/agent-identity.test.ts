@@ -2,6 +2,7 @@
 // library. Scope agents:execute, tenant-scoped (another tenant's agent looks absent), public
 // material only (never a secret, its hash, a private key or the system prompt), never cached.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../shared/errors/index.js';
 import { quickDatabaseKind } from '../data-plane/inspect/support.js';
 import { type SpawnTestGateway, spawnBody, startSpawnGateway } from './spawn/support.js';
 
@@ -128,14 +129,15 @@ describe('GET /api/v1/agents/{agentId}/identity', () => {
     expect((await read(other.agentId, other.key)).status).toBe(200);
   });
 
-  it('an unknown id: 404 NOT_FOUND', async () => {
+  it('an unknown id: 404 NOT_FOUND with the agent hint', async () => {
     const answer = await read('00000000-0000-4000-8000-000000000000');
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({
       error: 'NOT_FOUND',
       reasonCode: 'NOT_FOUND',
-      message: 'no agent 00000000-0000-4000-8000-000000000000',
-      hint: expect.any(String),
+      message: 'no agent 00000000-0000-4000-8000-000000000000 in this tenant',
+      hint: ERROR_CODES.NOT_FOUND.hints.agent,
+      docs: 'client/README.md',
     });
   });
 

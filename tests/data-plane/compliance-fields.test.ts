@@ -262,7 +262,11 @@ describe('a field sent under both names with different values', () => {
       const { status, body } = await post(payload);
       expect([status, body.reasonCode]).toEqual([400, 'REQUEST_INVALID']);
       expect(body.path).toBe(path);
-      expect(body.message).toContain(`${path} ${problem}`);
+      // `path` keeps the first release's bracket form; `issues` name fields as every route does.
+      const field = path.replace(/\[(\d+)\]/g, '.$1');
+      expect(body.message).toContain(`${field} ${problem}`);
+      expect(body.issues).toEqual([{ field, message: problem }]);
+      expect(body.docs).toBe('docs/compliance-batch.md#request');
     },
   );
 });

@@ -267,6 +267,9 @@ describe('POST /api/v1/public/compliance/validate/batch over HTTP', () => {
     const big = { items: [{ policy: 'x'.repeat(1024 * 1024) }] };
     const { status, body } = await post(big);
     expect([status, body.reasonCode]).toEqual([413, 'REQUEST_TOO_LARGE']);
+    expect(body.message).toBe(
+      'the body of POST /api/v1/public/compliance/validate/batch is larger than its limit of 1048576 bytes (1 MiB)',
+    );
   });
 
   it('refuses __proto__ keys with 400 and pollutes nothing', async () => {

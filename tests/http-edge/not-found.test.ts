@@ -45,6 +45,7 @@ describe('unknown routes', () => {
         reasonCode: 'NOT_FOUND',
         message: 'no route POST /no/such/route',
         hint: ERROR_CODES.NOT_FOUND.hint,
+        docs: 'README.md#http-api-data-plane',
       },
     });
   });
@@ -52,5 +53,6 @@ describe('unknown routes', () => {
   it('a known route still answers a body that is not JSON with 400 REQUEST_INVALID', async () => {
     const answer = await post('/echo', 'application/json', '{"not json');
     expect([answer.status, answer.body.reasonCode]).toEqual([400, 'REQUEST_INVALID']);
+    expect(answer.body.issues).toEqual([{ field: '(body)', message: 'is not valid JSON' }]);
   });
 });

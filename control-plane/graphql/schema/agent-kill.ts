@@ -3,11 +3,13 @@
 // `killAgent`, since the control plane never imports the data plane), Agent.kill (the stored
 // answer) and the agentEvents subscription (agents of the caller's tenant as they are spawned and
 // killed, for consoles, each killed one with its kill as answered).
+
 import { gatewayError } from '../../../shared/errors/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { isStorableText } from '../../../shared/text/storable-text.js';
+import { invalidField } from '../../../shared/validation/field-issues.js';
 import { findKillOfAgent, type KillAnswer } from '../../../storage/tables/agent-kills.js';
 import { builder } from '../builder.js';
 import { actorOf } from '../context.js';
@@ -121,24 +123,27 @@ builder.mutationField('killAgent', (t) =>
       const agentId = args.agentId == null ? undefined : String(args.agentId);
       const publicKey = args.publicKey ?? undefined;
       if ((agentId === undefined) === (publicKey === undefined)) {
-        throw invalid('agentId', 'give exactly one of agentId and publicKey');
+        throw invalidField('agentId', 'give exactly one of agentId and publicKey');
       }
       if (
         publicKey !== undefined &&
         (!publicKey.startsWith('z6Mk') || !isEd25519PublicKey(publicKey))
       ) {
-        throw invalid('publicKey', 'must be an Ed25519 public key in the z6Mk… multibase form');
+        throw invalidField(
+          'publicKey',
+          'must be an Ed25519 public key in the z6Mk… multibase form',
+        );
       }
       if (agentId !== undefined && (agentId.length > 256 || !isStorableText(agentId))) {
-        throw gatewayError('NOT_FOUND', { resource: 'agent in this tenant' });
+        throw gatewayError('NOT_FOUND', { resource: 'agent in this tenant' }, { hintFor: 'agent' });
       }
       const reason = args.reason;
-      if (reason.trim().length === 0) throw invalid('reason', 'must not be empty');
+      if (reason.trim().length === 0) throw invalidField('reason', 'must not be empty');
       if (reason.length > MAX_KILL_REASON_LENGTH) {
-        throw invalid('reason', `must be at most ${MAX_KILL_REASON_LENGTH} characters`);
+        throw invalidField('reason', `must be at most ${MAX_KILL_REASON_LENGTH} characters`);
       }
       if (!isStorableText(reason)) {
-        throw invalid('reason', 'must not contain NUL characters or unpaired surrogates');
+        throw invalidField('reason', 'must not contain NUL characters or unpaired surrogates');
       }
       if (!context.killAgent) throw gatewayError('INTERNAL_ERROR');
       return context.killAgent({
@@ -223,11 +228,3 @@ builder.subscriptionField('agentEvents', (t) =>
     resolve: (event) => event,
   }),
 );
-
-function invalid(field: string, message: string) {
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues: [{ field, message }] } },
-  );
-}

@@ -5,6 +5,7 @@
 // control-plane/services/agentiam/; each write is audited there and published here.
 import { z } from 'zod';
 import { SCOPES } from '../../../shared/identity/scopes.js';
+import { SPAWN_RULES } from '../../services/agent-spawn.js';
 import {
   type AgentIamServiceDependencies,
   CREDENTIAL_TTL_SECONDS,
@@ -198,9 +199,8 @@ builder.mutationField('issueAgentCredential', (t) =>
     args: {
       agentId: t.arg.id({ required: true, description: 'The Agent.id of the subject.' }),
       supervisingUserId: t.arg.string({
-        required: true,
-        description: `The user supervising the agent, 1-${SUPERVISING_USER_ID_MAX} characters.`,
-        validate: z.string().min(1).max(SUPERVISING_USER_ID_MAX),
+        description: `The user supervising the agent, 1-${SUPERVISING_USER_ID_MAX} characters; written into the credential (left out when absent).`,
+        validate: SPAWN_RULES.supervisingUserId,
       }),
       ttlSeconds: t.arg.int({
         description: `Lifetime in seconds, ${CREDENTIAL_TTL_SECONDS.min}-${CREDENTIAL_TTL_SECONDS.max} (30 days). Default: ${CREDENTIAL_TTL_SECONDS.default} (24 h).`,
@@ -211,7 +211,7 @@ builder.mutationField('issueAgentCredential', (t) =>
       const issued = await issueIdentityCredential(servicesOf(context), {
         tenantId: context.caller.tenantId,
         agentId: String(args.agentId),
-        supervisingUserId: args.supervisingUserId,
+        supervisingUserId: args.supervisingUserId ?? undefined,
         ttlSeconds: args.ttlSeconds ?? undefined,
         actor: actorOf(context.caller),
       });

@@ -7,12 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../../prisma/generated/client/client.js';
 import { identityCredentialDocument } from '../../../shared/agentiam/credentials.js';
+import { unknownAgent } from '../../../shared/agents/unknown-agent.js';
 import { AUDIT_ACTIONS } from '../../../shared/audit/index.js';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus } from '../../../shared/events/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { asTenantId } from '../../../shared/ids.js';
 import type { PublicUrl } from '../../../shared/public-url.js';
+import { invalidField } from '../../../shared/validation/field-issues.js';
 import type { Database } from '../../../storage/engine/database.js';
 import type { AuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { KeyCustody } from './custody.js';
@@ -67,7 +69,11 @@ export interface IdentityCredentialRecord {
 export interface IssueCredentialInput {
   readonly tenantId: string;
   readonly agentId: string;
-  readonly supervisingUserId: string;
+  /**
+   * Who supervises the agent, as the caller's identity system names them: stored, audited and
+   * written into the credential when given; optional, as for spawn (spec §4.6 does not require it).
+   */
+  readonly supervisingUserId?: string | undefined;
   /** Default CREDENTIAL_TTL_SECONDS.default. */
   readonly ttlSeconds?: number | undefined;
   /** Who asked, as audit metadata records it (`api_key:<id>`). */
@@ -130,7 +136,7 @@ export async function issueIdentityCredential(
           id,
           tenantId,
           agentId: agent.id,
-          supervisingUserId: input.supervisingUserId,
+          supervisingUserId: input.supervisingUserId ?? null,
           permittedTools: agent.allowedTools,
           issuedAt,
           expiresAt,
@@ -155,7 +161,7 @@ export async function issueIdentityCredential(
       actorType: 'operator',
       actor: input.actor,
       agentId: agent.id,
-      supervisingUserId: input.supervisingUserId,
+      supervisingUserId: input.supervisingUserId ?? null,
       permittedTools: agent.allowedTools,
       expiresAt: expiresAt.toISOString(),
       signingKeyId: issued.record.signingKeyId,
@@ -322,7 +328,7 @@ async function requireIssuableAgent(tx: Transaction, tenantId: string, agentId: 
     where: { id: agentId, tenantId },
     select: { id: true, status: true, publicKey: true, allowedTools: true },
   });
-  if (!agent) throw gatewayError('NOT_FOUND', { resource: `agent ${agentId} in this tenant` });
+  if (!agent) throw unknownAgent(agentId);
   if (agent.status !== 'active') throw gatewayError('AGENT_REVOKED', { agentId: agent.id });
   if (!isEd25519PublicKey(agent.publicKey)) {
     throw invalidField(
@@ -357,14 +363,4 @@ export async function auditKeyCreated(
       reason: 'first credential of the tenant',
     },
   });
-}
-
-/** REQUEST_INVALID naming one field, with the `issues` list every validation answer carries. */
-export function invalidField(field: string, message: string) {
-  const issues = [{ field, message }];
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues } },
-  );
 }

@@ -55,7 +55,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
   // Inside this plugin every refusal is a JSON-RPC error body (what MCP clients read), with the
   // registry's status; 401s carry the resource metadata link.
   app.setErrorHandler(async (error, request, reply) => {
-    const mapped = toGatewayError(error as Error);
+    const mapped = toGatewayError(error as Error, request);
     if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
     const serverId = (request.params as { serverId?: string } | undefined)?.serverId ?? '';
     return sendTransportError(reply, mapped, issuer(), serverId);

@@ -12,6 +12,7 @@ import { VERIFY_BODY_LIMIT_BYTES } from '../../agentiam/limits.js';
 import type { SnapshotStore } from '../../store/snapshot-store.js';
 import { toRouteSchema } from '../compliance/route-schema.js';
 import {
+  DELEGATION_VERIFY_DOCS,
   DELEGATION_VERIFY_PATH,
   verifyAnswerSchema,
   verifyBodySchema,
@@ -118,6 +119,7 @@ async function registerAgentIamRoutes(
     {
       onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
       bodyLimit: VERIFY_BODY_LIMIT_BYTES,
+      config: { docs: DELEGATION_VERIFY_DOCS },
       schema: {
         operationId: 'verifyDelegationChain',
         summary: 'Verify a root credential and its delegation chain for a tool (spec §4.7).',

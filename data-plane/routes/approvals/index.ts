@@ -72,6 +72,7 @@ async function registerApprovalRoute(
     APPROVAL_PATH,
     {
       onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
+      config: { docs: 'docs/inspect.md#approvals' },
       schema: {
         operationId: 'getApproval',
         summary: 'Read an approval; with ?wait=<seconds> long-poll until it is decided.',

@@ -15,6 +15,12 @@ import {
   compileBodyValidator,
   type ValidatorCompiler,
 } from '../../../shared/validation/body-validator.js';
+import {
+  BODY_FIELD,
+  fieldIssues,
+  invalidField,
+  requestInvalid,
+} from '../../../shared/validation/field-issues.js';
 import { type ComplianceLimits, MAX_ITEM_ID_LENGTH } from './limits.js';
 
 const anyJson = z.unknown().optional();
@@ -175,39 +181,17 @@ export interface ComplianceBatch {
   readonly items: readonly BatchItem[];
 }
 
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-/** Wording of the schema's issues as the end of a sentence whose subject is the field. */
-function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
-  switch (issue.code) {
-    case 'invalid_type':
-      return issue.input === undefined
-        ? 'is required'
-        : `must be ${issue.expected === 'string' ? 'a string' : issue.expected === 'array' ? 'an array' : 'an object'}, not ${typeName(issue.input)}`;
-    case 'too_small':
-      return 'must not be empty';
-    case 'too_big':
-      return `must be at most ${issue.maximum} characters`;
-    case 'unrecognized_keys': {
-      const allowed = issue.inst instanceof z.ZodObject ? Object.keys(issue.inst.shape) : [];
-      return `has an unknown field ${JSON.stringify(issue.keys[0])} (allowed: ${allowed.join(', ')})`;
-    }
-    default:
-      return undefined;
-  }
-}
-
-function invalid(issue: z.core.$ZodIssue): GatewayError {
-  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-  const subject = issue.path.length === 0 ? 'the body' : z.core.toDotPath(issue.path);
-  const problem = `${subject} ${issue.message}`;
-  return path.length === 0
-    ? gatewayError('REQUEST_INVALID', { problem })
-    : gatewayError('REQUEST_INVALID', { problem }, { details: { path: z.core.toDotPath(path) } });
+/**
+ * REQUEST_INVALID listing every problem; `path` keeps naming the first one's JSON path in the
+ * bracket form the first release answered with (`items[0].tool_calls[1].tool_name`).
+ */
+function invalid(error: z.ZodError): GatewayError {
+  const first = error.issues[0]!;
+  const path = first.code === 'unrecognized_keys' ? [...first.path, first.keys[0]!] : first.path;
+  return requestInvalid(
+    fieldIssues(error),
+    path.length === 0 ? undefined : { path: z.core.toDotPath(path) },
+  );
 }
 
 function tooLarge(limit: keyof ComplianceLimits, max: number, actual: number, subject: string) {
@@ -269,9 +253,7 @@ function policyBytes(policy: BodyItem['policy']): number {
 /** The bounds that protect the schema: nesting depth, then the item and tool-call counts. */
 function checkBounds(body: unknown, limits: ComplianceLimits): GatewayError | undefined {
   if (jsonDepthExceeds(body, limits.maxDepth)) {
-    return gatewayError('REQUEST_INVALID', {
-      problem: `the body nests deeper than ${limits.maxDepth} levels`,
-    });
+    return invalidField(BODY_FIELD, `nests deeper than ${limits.maxDepth} levels`);
   }
   return checkCounts(body, limits);
 }
@@ -309,9 +291,9 @@ function normalize(body: BatchBody, limits: ComplianceLimits): ComplianceBatch |
 
 /** The route's body validator, built once per limits: validates and normalizes the body. */
 export function createBatchBodyValidator(limits: ComplianceLimits): ValidatorCompiler {
-  return compileBodyValidator(createBatchBodySchema(limits), (error) => invalid(error.issues[0]!), {
+  return compileBodyValidator(createBatchBodySchema(limits), {
+    refuse: invalid,
     before: (body) => checkBounds(body, limits),
-    parse: { error: describeIssue },
     after: (body) => normalize(body, limits),
   });
 }

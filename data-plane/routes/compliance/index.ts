@@ -18,6 +18,7 @@ import { toRouteSchema } from './route-schema.js';
 import { createBatchValidator } from './validate-batch.js';
 
 export const COMPLIANCE_BATCH_PATH = '/api/v1/public/compliance/validate/batch';
+export const COMPLIANCE_BATCH_DOCS = 'docs/compliance-batch.md#request';
 
 export interface CompliancePluginOptions {
   readonly rateLimit?: {
@@ -73,7 +74,7 @@ export async function compliancePlugin(
     COMPLIANCE_BATCH_PATH,
     {
       bodyLimit: limits.maxBodyBytes,
-      config: { rateLimit: { max, timeWindow: timeWindowMs } },
+      config: { rateLimit: { max, timeWindow: timeWindowMs }, docs: COMPLIANCE_BATCH_DOCS },
       schema: {
         operationId: 'validateComplianceBatch',
         summary: 'Validate NPL documents and evaluate tool calls against them (no tenant data).',

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { sendError, toGatewayError } from '../../../http-edge/errors.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
+import { BODY_FIELD } from '../../../shared/validation/field-issues.js';
 import { type InspectAnswer, inspectAnswerSchema } from '../../governance/answers.js';
 import { inspectBodyJsonSchema } from '../../governance/body-schema.js';
 import { answerDeny, answerMalformed } from '../../governance/deny.js';
@@ -27,6 +28,7 @@ import { parseInspectRequest } from '../../governance/request.js';
 import type { CompiledAgent } from '../../store/compiled-snapshot.js';
 
 export const INSPECT_PATH = '/api/v1/mcp/gateway/inspect';
+export const INSPECT_DOCS = 'docs/inspect.md#request';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,7 +65,7 @@ async function registerInspectRoute(
   // Inside this plugin a body that cannot be parsed is a malformed JSON-RPC message (spec step
   // 1), audited like every deny; the tenant is known because authentication ran first.
   app.setErrorHandler(async (error, request, reply) => {
-    const mapped = toGatewayError(error as Error);
+    const mapped = toGatewayError(error as Error, request);
     if (
       mapped.code !== 'REQUEST_INVALID' ||
       !request.auth ||
@@ -76,8 +78,10 @@ async function registerInspectRoute(
       return sendError(reply, mapped);
     }
     await answerMalformed(deps, new ReplyOutlet(reply), request.auth.tenant, randomUUID(), {
-      message: 'request body is not valid JSON',
+      message: 'the body is not valid JSON',
       rpcId: null,
+      issues: [{ field: BODY_FIELD, message: 'is not valid JSON' }],
+      docs: INSPECT_DOCS,
     });
     return reply;
   });
@@ -86,6 +90,7 @@ async function registerInspectRoute(
     INSPECT_PATH,
     {
       onRequest: app.requireScope(SCOPES.AGENTS_EXECUTE),
+      config: { docs: INSPECT_DOCS },
       schema: {
         operationId: 'inspectToolCall',
         summary: 'Inspect a tool call and allow, deny or hold it (spec §4.1).',
@@ -149,7 +154,9 @@ function decide(
   const { tenant } = request.auth!;
   const inspectionId = randomUUID();
   const parsed = parseInspectRequest(request.body);
-  if (!parsed.ok) return answerMalformed(deps, outlet, tenant, inspectionId, parsed);
+  if (!parsed.ok) {
+    return answerMalformed(deps, outlet, tenant, inspectionId, { ...parsed, docs: INSPECT_DOCS });
+  }
   const call = parsed.value;
   const exchange: Exchange = { outlet, tenant, call, inspectionId };
   const screened = screenCall(exchange, request.headers);

@@ -13,7 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import { z } from 'zod';
 import { errorBodySchema } from '../../../http-edge/errors.js';
-import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import { UNSTORABLE_TEXT } from '../../../shared/agents/agent-rules.js';
+import type { GatewayError } from '../../../shared/errors/index.js';
 import { isEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import { isStorableText } from '../../../shared/text/storable-text.js';
@@ -21,10 +22,12 @@ import {
   compileBodyValidator,
   type ValidatorCompiler,
 } from '../../../shared/validation/body-validator.js';
+import { invalidField } from '../../../shared/validation/field-issues.js';
 import type { KillAnswer } from '../../../storage/tables/agent-kills.js';
 import type { KillSwitch } from '../../kill/kill-switch.js';
 
 export const KILL_PATH = '/api/v2/infrastructure/agents/:agentPublicKey/kill';
+export const KILL_DOCS = 'docs/kill-switch.md#request';
 export const MAX_KILL_REASON_LENGTH = 500;
 /** Longer than any `z6Mk…` key (48 characters): refused before it is decoded. */
 const MAX_KEY_LENGTH = 128;
@@ -94,6 +97,7 @@ async function registerKillRoute(app: FastifyInstance, deps: KillRoutesDependenc
     KILL_PATH,
     {
       onRequest: app.requireScope(SCOPES.AGENTS_KILL),
+      config: { docs: KILL_DOCS },
       schema: {
         operationId: 'killAgent',
         summary:
@@ -157,39 +161,20 @@ interface KillParams {
   readonly agentPublicKey: string;
 }
 
-const killBodySchema = z.strictObject(
-  {
-    reason: z
-      .string({
-        error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string'),
-      })
-      .refine((reason) => reason.trim().length > 0, 'must not be empty')
-      .refine(
-        (reason) => reason.length <= MAX_KILL_REASON_LENGTH,
-        `must be at most ${MAX_KILL_REASON_LENGTH} characters`,
-      )
-      .refine(isStorableText, 'must not contain NUL characters or unpaired surrogates'),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? 'must be a JSON object {"reason": "…"}' : undefined,
-  },
-);
+const killBodySchema = z.strictObject({
+  reason: z
+    .string()
+    .refine((reason) => reason.trim().length > 0, 'must not be empty or blank')
+    .refine(
+      (reason) => reason.length <= MAX_KILL_REASON_LENGTH,
+      `must be at most ${MAX_KILL_REASON_LENGTH} characters`,
+    )
+    .refine(isStorableText, UNSTORABLE_TEXT),
+});
 
 type KillBody = z.output<typeof killBodySchema>;
 
-/** The first problem, an unknown field before any other, as REQUEST_INVALID naming the field. */
-function refuseKillBody(error: z.ZodError): GatewayError {
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      return invalid(issue.keys[0] as string, 'is not a field of the kill body');
-    }
-  }
-  const issue = error.issues[0]!;
-  return invalid(issue.path.length === 0 ? 'body' : String(issue.path[0]), issue.message);
-}
-
-const validateBody = compileBodyValidator(killBodySchema, refuseKillBody);
+const validateBody = compileBodyValidator(killBodySchema);
 
 /** The path key, then the body: the order a refusal names them in. */
 const validateKillRequest: ValidatorCompiler = (route) => {
@@ -202,18 +187,10 @@ const validateKillRequest: ValidatorCompiler = (route) => {
 
 function publicKeyProblem(value: string): GatewayError | undefined {
   if (value.length > MAX_KEY_LENGTH || !value.startsWith('z6Mk') || !isEd25519PublicKey(value)) {
-    return invalid(
+    return invalidField(
       'agentPublicKey',
       'must be an Ed25519 public key in the z6Mk… multibase form (as in did:key)',
     );
   }
   return undefined;
-}
-
-function invalid(field: string, message: string) {
-  return gatewayError(
-    'REQUEST_INVALID',
-    { problem: `${field}: ${message}` },
-    { details: { issues: [{ field, message }] } },
-  );
 }

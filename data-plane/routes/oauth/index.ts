@@ -103,7 +103,7 @@ async function registerOAuthRoutes(
   deps: OAuthRoutesDependencies,
 ): Promise<void> {
   app.setErrorHandler((error, request, reply) => {
-    const mapped = toGatewayError(error as FastifyError);
+    const mapped = toGatewayError(error as FastifyError, request);
     if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
     return sendOAuthError(reply, mapped);
   });

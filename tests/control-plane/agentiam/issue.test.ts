@@ -127,15 +127,23 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     expect(identity?.statusLists.map((list) => list.credential.id)).toEqual([statusListCredential]);
   });
 
-  it('takes the next status index of the same list and the same key, with a 24 h default lifetime', async () => {
-    const answer = await gateway.issue({
-      agent_id: gateway.agent.id,
-      supervising_user_id: 'bob',
-    });
+  it('takes the next status index of the same list and the same key, with a 24 h default lifetime and no supervising user', async () => {
+    const answer = await gateway.issue({ agent_id: gateway.agent.id });
     expect(answer.status).toBe(201);
     const credential = answer.body.credential as Loose;
     expect(seconds(credential.expirationDate) - seconds(credential.issuanceDate)).toBe(86_400);
     expect(credential.credentialStatus.statusListIndex).toBe('1');
+    // supervising_user_id is optional (spec §4.6 does not require it, spawn never did): the
+    // credential then names no supervising user, the row and the audit entry hold null.
+    expect(credential.credentialSubject).not.toHaveProperty('supervisingUserId');
+    const stored = await gateway.db.prisma.identityCredential.findUniqueOrThrow({
+      where: { id: answer.body.credentialId as string },
+    });
+    expect(stored.supervisingUserId).toBeNull();
+    const audited = await gateway.db.prisma.auditEntry.findFirstOrThrow({
+      where: { resourceId: stored.id, action: 'credential.issued' },
+    });
+    expect(audited.metadata).toMatchObject({ supervisingUserId: null });
     expect(
       await gateway.db.prisma.tenantSigningKey.count({ where: { tenantId: gateway.tenant.id } }),
     ).toBe(1);
@@ -186,6 +194,17 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     expect(
       (await verifyAsStandardVerifier(gateway.db, gateway.tenant.id, credential.document)).result,
     ).toMatchObject({ verified: true });
+    const unsupervised = await graphql<Loose>(
+      gateway.url,
+      gateway.managerKey,
+      'mutation ($agentId: ID!) { issueAgentCredential(agentId: $agentId) { supervisingUserId document } }',
+      { agentId: gateway.agent.id },
+    );
+    expect(unsupervised.errors).toBeUndefined();
+    expect(unsupervised.data.issueAgentCredential.supervisingUserId).toBeNull();
+    expect(unsupervised.data.issueAgentCredential.document.credentialSubject).not.toHaveProperty(
+      'supervisingUserId',
+    );
 
     const listed = await graphql<Loose>(
       gateway.url,
@@ -198,7 +217,7 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     );
     expect(listed.errors).toBeUndefined();
     const nodes = listed.data.agent.identityCredentials.edges.map((edge: Loose) => edge.node);
-    expect(nodes).toHaveLength(5);
+    expect(nodes).toHaveLength(6);
     expect(nodes).toContainEqual({ id: credential.id, status: 'VALID' });
     expect(listed.data.signingKeys).toEqual([
       {
@@ -221,6 +240,7 @@ describeEachDatabase('issuing identity credentials', (kind) => {
     });
     expect(entries.map((entry) => entry.action)).toEqual([
       'signing_key.created',
+      'credential.issued',
       'credential.issued',
       'credential.issued',
       'credential.issued',
@@ -284,7 +304,6 @@ describeEachDatabase('refusing to issue', (kind) => {
     ['agent_id missing', { agent_id: undefined }, 'agent_id'],
     ['agent_id not a string', { agent_id: 42 }, 'agent_id'],
     ['agent_id empty', { agent_id: '' }, 'agent_id'],
-    ['supervising_user_id missing', { supervising_user_id: undefined }, 'supervising_user_id'],
     ['supervising_user_id empty', { supervising_user_id: '' }, 'supervising_user_id'],
     [
       'supervising_user_id too long',

@@ -83,7 +83,7 @@ describe('agent public keys are unique per tenant', () => {
     expect(errorCodes(again)).toEqual(['REQUEST_INVALID']);
     expect(again.errors?.[0]?.message).toContain('input.publicKey');
     expect(again.errors?.[0]?.extensions?.issues).toEqual([
-      { field: 'input.publicKey', message: 'already taken by another Agent' },
+      { field: 'input.publicKey', message: 'is already taken by another Agent' },
     ]);
     expect(again.data?.createAgent ?? null).toBeNull();
     expect(await agentsOf(keyA)).toEqual(before);

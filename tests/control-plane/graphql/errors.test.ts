@@ -59,11 +59,11 @@ describe('GraphQL errors from the registry', () => {
       { i: { name: gw.tenant.name } },
     );
     expect(answer.errors?.[0]).toMatchObject({
-      message: 'input.name: already taken by another Tenant',
+      message: 'input.name is already taken by another Tenant',
       extensions: {
         code: 'REQUEST_INVALID',
         hint: ERROR_CODES.REQUEST_INVALID.hint,
-        issues: [{ field: 'input.name', message: 'already taken by another Tenant' }],
+        issues: [{ field: 'input.name', message: 'is already taken by another Tenant' }],
       },
     });
     expect(await tenants()).toEqual(before);

@@ -127,7 +127,9 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     expect(answer.cacheControl).toBe('no-store');
     expect(answer.body).toEqual({
       error: 'invalid_client_metadata',
-      error_description: expect.stringContaining(`${field}: `),
+      error_description: expect.stringContaining(`${field} `),
+      issues: expect.arrayContaining([{ field, message: expect.any(String) }]),
+      docs: 'docs/oauth.md#registering-a-client-rfc-7591',
     });
   });
 
@@ -140,10 +142,10 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
       { key: managerKey },
     );
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_redirect_uri',
       error_description:
-        'redirect_uris: the authorization_code grant needs at least one redirect URI',
+        'redirect_uris must list at least one redirect URI for the authorization_code grant',
     });
   });
 
@@ -177,9 +179,10 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     );
     expect(answer.status).toBe(400);
     expect(answer.cacheControl).toBe('no-store');
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_redirect_uri',
-      error_description: expect.stringContaining('redirect_uris.1: '),
+      error_description: expect.stringContaining('redirect_uris.1 '),
+      issues: [{ field: 'redirect_uris.1', message: expect.any(String) }],
     });
   });
 
@@ -191,16 +194,18 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({
       error: 'invalid_redirect_uri',
-      error_description: 'redirect_uris: Invalid input: expected array, received string',
+      error_description: 'redirect_uris must be an array, not a string',
+      issues: [{ field: 'redirect_uris', message: 'must be an array, not a string' }],
+      docs: 'docs/oauth.md#registering-a-client-rfc-7591',
     });
   });
 
   it("another tenant's agent: 400 invalid_client_metadata, as if it did not exist", async () => {
     const answer = await gateway.register({ agent_id: gateway.agentId }, { key: managerKey });
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: `agent_id: no agent ${gateway.agentId} in this tenant`,
+      error_description: `agent_id names no agent of this tenant (${gateway.agentId})`,
     });
     // Nor was anything written for the agent's own tenant.
     expect(await gateway.db.prisma.oAuthClient.count({ where: { agentId: gateway.agentId } })).toBe(
@@ -211,18 +216,18 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
   it('a killed agent: 400 invalid_client_metadata', async () => {
     const answer = await gateway.register({ agent_id: killedAgentId }, { key: managerKey });
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: `agent_id: agent ${killedAgentId} is killed`,
+      error_description: `agent_id names agent ${killedAgentId}, which is killed`,
     });
   });
 
   it('an agent without mcpAudiences and no resources: 400 invalid_client_metadata', async () => {
     const answer = await gateway.register({ agent_id: noAudienceAgentId }, { key: managerKey });
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: expect.stringContaining('resources: '),
+      error_description: expect.stringContaining('resources must be given'),
     });
   });
 
@@ -232,9 +237,9 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
       { key: managerKey },
     );
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({
+    expect(answer.body).toMatchObject({
       error: 'invalid_client_metadata',
-      error_description: expect.stringContaining('token_endpoint_auth_method: '),
+      error_description: expect.stringContaining('token_endpoint_auth_method cannot be'),
     });
   });
 
@@ -331,7 +336,7 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
       });
       expect(errorCodes(answer)).toEqual(['OAUTH_INVALID_REQUEST']);
       const [error] = answer.errors ?? [];
-      expect(error?.message).toContain(`${field}: `);
+      expect(error?.message).toContain(`${field} `);
       expect(error?.extensions?.details).toEqual({ oauthError });
     },
   );
@@ -342,7 +347,7 @@ describeEachDatabase('refusing to register an OAuth client', (kind) => {
         input: { agentId: id },
       });
       expect(errorCodes(answer)).toEqual(['OAUTH_INVALID_REQUEST']);
-      expect(answer.errors?.[0]?.message).toContain('agent_id: ');
+      expect(answer.errors?.[0]?.message).toContain('agent_id names');
     }
   });
 

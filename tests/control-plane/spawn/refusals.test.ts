@@ -159,6 +159,12 @@ describeEachDatabase('refusing to spawn', (kind) => {
       key: managerKey,
     });
     await expectRefused(answer, 413, 'REQUEST_TOO_LARGE');
+    expect(answer.body).toMatchObject({
+      message:
+        'the body of POST /api/v1/agents/spawn is larger than its limit of 524288 bytes (512 KiB)',
+      route: 'POST /api/v1/agents/spawn',
+      limitBytes: 524288,
+    });
   });
 
   it('no API key: 401 AUTH_INVALID_API_KEY', async () => {

@@ -390,22 +390,22 @@ describeEachDatabase('POST /api/v1/agentiam/delegation/verify', (kind) => {
 
   it('answers 400 REQUEST_INVALID naming the field of a malformed body', async () => {
     const cases: [unknown, string][] = [
-      [[], 'body must be a JSON object'],
-      [{ delegation_chain: [], requested_tool: 'read' }, 'root_credential must be an object'],
-      [{ ...body([]), root_credential: [root] }, 'root_credential must be an object'],
-      [{ ...body([]), root_credential: 'vc' }, 'root_credential must be an object'],
-      [{ ...body([]), root_credential: null }, 'root_credential must be an object'],
-      [{ root_credential: root, requested_tool: 'read' }, 'delegation_chain must be an array'],
+      [[], 'the body must be a JSON object, not an array'],
+      [{ delegation_chain: [], requested_tool: 'read' }, 'root_credential is required'],
+      [{ ...body([]), root_credential: [root] }, 'root_credential must be a JSON object'],
+      [{ ...body([]), root_credential: 'vc' }, 'root_credential must be a JSON object'],
+      [{ ...body([]), root_credential: null }, 'root_credential must be a JSON object'],
+      [{ root_credential: root, requested_tool: 'read' }, 'delegation_chain is required'],
       [{ ...body([]), delegation_chain: {} }, 'delegation_chain must be an array'],
       [
         { ...body(Array.from({ length: 33 }, () => ({}))) },
-        'delegation_chain must hold at most 32',
+        'delegation_chain must list at most 32 items',
       ],
-      [{ root_credential: root, delegation_chain: [] }, 'requested_tool must be a string'],
-      [{ ...body([]), requested_tool: 7 }, 'requested_tool must be a string'],
-      [{ ...body([]), requested_tool: '' }, 'requested_tool must be a non-empty string'],
+      [{ root_credential: root, delegation_chain: [] }, 'requested_tool is required'],
+      [{ ...body([]), requested_tool: 7 }, 'requested_tool must be a string, not 7'],
+      [{ ...body([]), requested_tool: '' }, 'requested_tool must not be empty'],
       [{ ...body([]), requested_tool: 'x'.repeat(257) }, 'requested_tool must be at most 256'],
-      ['{"root_credential":', 'request body is not valid JSON'],
+      ['{"root_credential":', 'the body is not valid JSON'],
     ];
     for (const [request, message] of cases) {
       const answer = await verifyChainOverHttp(gateway, request);
@@ -415,6 +415,8 @@ describeEachDatabase('POST /api/v1/agentiam/delegation/verify', (kind) => {
         code: 'REQUEST_INVALID',
       });
       expect(answer.body.message).toContain(message);
+      expect(answer.body.docs).toBe('docs/agentiam.md#verifying-a-chain');
+      expect((answer.body.issues as unknown[]).length).toBeGreaterThan(0);
     }
     let deep: unknown = {};
     for (let i = 0; i < 40; i++) deep = { nested: deep };

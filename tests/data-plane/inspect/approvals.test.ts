@@ -317,6 +317,7 @@ describeEachDatabase('approvals over HTTP', (kind) => {
         reasonCode: 'APPROVAL_NOT_FOUND',
         message: expect.any(String),
         hint: expect.any(String),
+        docs: 'docs/inspect.md#approvals',
       });
     });
 

@@ -28,13 +28,18 @@ describe('inspect: a malformed body gets the hint of its wrong field', () => {
       rpcId,
     });
     expect(answer.body.message).toMatch(new RegExp(`^${field}\\b`));
+    expect(answer.body.docs).toBe('docs/inspect.md#request');
     return answer.body;
   }
 
   it('an unknown execution_mode: the hint lists the modes, not the JSON-RPC request', async () => {
     const answer = await expectMalformed(body({ mode: 'dry-run' }), 'execution_mode');
     const modes = EXECUTION_MODES.join(', ');
-    expect(answer.message).toBe(`execution_mode must be one of ${modes}`);
+    const quoted = EXECUTION_MODES.map((mode) => `"${mode}"`).join(', ');
+    expect(answer.message).toBe(`execution_mode must be one of ${quoted}`);
+    expect(answer.issues).toEqual([
+      { field: 'execution_mode', message: `must be one of ${quoted}` },
+    ]);
     expect(answer.hint).toBe(INSPECT_FIELD_HINTS.execution_mode);
     expect(answer.hint).toContain(modes);
     expect(answer.hint).not.toContain('jsonrpc');
@@ -63,7 +68,10 @@ describe('inspect: a malformed body gets the hint of its wrong field', () => {
   });
 
   it('a body that is not an object keeps the registry hint', async () => {
-    const answer = await expectMalformed([1, 2], 'body', null);
+    const answer = await expectMalformed([1, 2], 'the body', null);
+    expect(answer.issues).toEqual([
+      { field: '(body)', message: 'must be a JSON object, not an array' },
+    ]);
     expect(answer.hint).toBe(ERROR_CODES.MCP_MALFORMED_RPC.hint);
   });
 });

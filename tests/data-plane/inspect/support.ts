@@ -66,6 +66,13 @@ export async function expectDeny(
   expect(typeof body.inspectionId).toBe('string');
   expect(typeof body.message).toBe('string');
   expect(typeof body.hint).toBe('string');
+  if (expected.reasonCode === 'MCP_MALFORMED_RPC') {
+    // A malformed call lists every wrong field and names the page of the request.
+    expect(body.issues).toEqual(
+      expect.arrayContaining([{ field: expect.any(String), message: expect.any(String) }]),
+    );
+    expect(body.docs).toBe('docs/inspect.md#request');
+  }
   expect(body.response).toEqual({
     jsonrpc: '2.0',
     id: expected.rpcId === undefined ? 1 : expected.rpcId,

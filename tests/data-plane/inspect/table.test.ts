@@ -516,6 +516,7 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
       headers: Record<string, string>,
       code = 'AUTH_INVALID_API_KEY',
       status = 401,
+      message: unknown = expect.any(String),
     ) {
       const audit = await countAuditEntries(gateway.db);
       const answer = await withoutForward(() => post(headers));
@@ -523,8 +524,9 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
       expect(answer.body).toEqual({
         error: code,
         reasonCode: code,
-        message: expect.any(String),
+        message,
         hint: expect.any(String),
+        docs: 'docs/inspect.md#request',
         ...(code === 'AUTH_INSUFFICIENT_SCOPE' ? { requiredScope: 'agents:execute' } : {}),
       });
       // A key lacking the scope is known, and so is its tenant: its refusal is audited
@@ -532,8 +534,13 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
       expect(await countAuditEntries(gateway.db)).toBe(audit + (status === 403 ? 1 : 0));
     }
 
-    it('401 without an Authorization header', async () => {
-      await expectUnauthenticated({});
+    it('401 without an Authorization header, saying so', async () => {
+      await expectUnauthenticated(
+        {},
+        'AUTH_INVALID_API_KEY',
+        401,
+        'no API key: the request has no Authorization header',
+      );
     });
 
     it('401 with another scheme', async () => {
@@ -553,7 +560,12 @@ describeEachDatabase('inspect status table (production, SDK upstream)', (kind) =
 
     it('401 with the right prefix and a wrong secret', async () => {
       const prefix = tenant.key.split('_')[1];
-      await expectUnauthenticated({ authorization: `Bearer agk_${prefix}_${fakeSecret()}` });
+      await expectUnauthenticated(
+        { authorization: `Bearer agk_${prefix}_${fakeSecret()}` },
+        'AUTH_INVALID_API_KEY',
+        401,
+        'invalid API key',
+      );
     });
 
     it('401 with a revoked key', async () => {

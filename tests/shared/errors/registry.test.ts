@@ -108,7 +108,23 @@ describe('gatewayError', () => {
     expect(error.message).toBe('unexpected error');
     expect(error.cause).toBe(cause);
     expect(error.details).toEqual({ requestId: 'r1' });
-    expect(gatewayError('REQUEST_TOO_LARGE').message).toBe('request body is too large');
+    expect(gatewayError('REQUEST_UNSUPPORTED_MEDIA_TYPE').message).toBe(
+      'request body must be JSON',
+    );
+  });
+
+  it("takes a subject's own hint when the call site names it, the general hint otherwise", () => {
+    const agent = gatewayError('NOT_FOUND', { resource: 'agent a1' }, { hintFor: 'agent' });
+    expect(agent.hint).toBe(ERROR_CODES.NOT_FOUND.hints.agent);
+    expect(agent.hint).toMatch(/agents GraphQL query.*spawn/);
+    expect(gatewayError('NOT_FOUND', { resource: 'route GET /x' }).hint).toBe(
+      ERROR_CODES.NOT_FOUND.hint,
+    );
+    for (const [code, info] of Object.entries(ERROR_CODES) as [string, ErrorCodeInfo][]) {
+      for (const hint of Object.values(info.hints ?? {})) {
+        expect(hint.length, code).toBeGreaterThan(10);
+      }
+    }
   });
 
   it('does not read placeholder syntax inside the values it fills in', () => {
