@@ -1,9 +1,10 @@
 // What spawn answers once and never again: the private key (JWK), the OAuth client secret, with
 // the client id and credential id beside them. Held only in the drawer's state: closing it drops
 // them, and no query can read them back (the gateway keeps the public key and a hash).
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
-import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
+import { CopySecretButton } from '../../components/copy-secret-button.tsx';
 import { CopyValue } from './copy-value.tsx';
 import type { SpawnAnswer } from './operations.ts';
 
@@ -52,18 +53,11 @@ export function SpawnSecrets({ answer, onDone }: { answer: SpawnAnswer; onDone()
           <Code block aria-label="Private key JWK">
             {jwk}
           </Code>
-          <CopyButton value={jwk}>
-            {({ copied, copy }) => (
-              <Button
-                variant="light"
-                color={copied ? 'teal' : undefined}
-                leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-                onClick={copy}
-              >
-                {copied ? 'Private key copied' : 'Copy private key JWK'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopySecretButton
+            value={jwk}
+            label="Copy private key JWK"
+            copiedLabel="Private key copied"
+          />
         </Secret>
       ) : null}
       <Group justify="flex-end">

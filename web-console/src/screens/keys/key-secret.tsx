@@ -1,8 +1,9 @@
 // A new key's secret, the one time the gateway tells it: with a copy button and a warning. Held
 // only by the create dialog while it is open: closing it drops the secret, and no query can read
 // it back (the gateway keeps a hash).
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
-import { IconAlertTriangle, IconCheck, IconCopy } from '@tabler/icons-react';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { CopySecretButton } from '../../components/copy-secret-button.tsx';
 import type { CreatedApiKey } from './queries.ts';
 
 export function KeySecret({ created, onDone }: { created: CreatedApiKey; onDone(): void }) {
@@ -34,18 +35,11 @@ export function KeySecret({ created, onDone }: { created: CreatedApiKey; onDone(
         {created.secret}
       </Code>
       <Group justify="space-between">
-        <CopyButton value={created.secret}>
-          {({ copied, copy }) => (
-            <Button
-              variant="light"
-              color={copied ? 'teal' : undefined}
-              leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-              onClick={copy}
-            >
-              {copied ? 'API key copied' : 'Copy API key'}
-            </Button>
-          )}
-        </CopyButton>
+        <CopySecretButton
+          value={created.secret}
+          label="Copy API key"
+          copiedLabel="API key copied"
+        />
         <Button onClick={onDone}>I have stored it, close</Button>
       </Group>
     </Stack>
