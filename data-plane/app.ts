@@ -13,6 +13,7 @@ import { IdentityVerifier, type IdentityVerifierOptions } from './agentiam/ident
 import type { ExecutionRegistry } from './executions.js';
 import type { AccessTokenMinter } from './governance/dependencies.js';
 import type { KillSwitch } from './kill/kill-switch.js';
+import { UsageLimiter } from './limits/usage-limiter.js';
 import type { ListedToolsRecorder } from './listed-tools.js';
 import { PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './mcp-proxy/dependencies.js';
 import { mcpProxyRoutes } from './mcp-proxy/route.js';
@@ -67,6 +68,8 @@ export interface DataPlaneDependencies extends ServerOptions {
   /** The MCP proxy's upstream sessions (closed by the runtime at stop). */
   readonly mcpUpstreamSessions?: UpstreamSessions | undefined;
   readonly mcpLimits?: Partial<ProxyLimits> | undefined;
+  /** Counts calls against usage limits; absent: one of its own, closed (flushed) with the app. */
+  readonly usage?: UsageLimiter | undefined;
 }
 
 export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<FastifyInstance> {
@@ -74,13 +77,22 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
   // Before the routes: they authenticate API keys with its decorators (`app.requireScope(scope)`).
   await app.register(authPlugin, { store: deps.store, onKeyUse: deps.onKeyUse });
   const identity = new IdentityVerifier({ ...deps.agentIam, metrics: deps.metrics });
+  const usage = deps.usage ?? new UsageLimiter({ db: deps.db });
+  // After the routes' own close hooks: calls in flight are counted before the last flush.
+  if (!deps.usage) app.addHook('onClose', () => usage.close());
   await app.register(compliancePlugin, deps.compliance ?? {});
-  await app.register(inspectRoutes, { ...deps, identity, surfaceRoute: `POST ${INSPECT_PATH}` });
+  await app.register(inspectRoutes, {
+    ...deps,
+    usage,
+    identity,
+    surfaceRoute: `POST ${INSPECT_PATH}`,
+  });
   const revoked = deps.oauth?.revoked ?? new RevokedTokens();
   const upstreamSessions = deps.mcpUpstreamSessions ?? new UpstreamSessions();
   if (!deps.mcpUpstreamSessions) app.addHook('onClose', () => upstreamSessions.close());
   await app.register(mcpProxyRoutes, {
     ...deps,
+    usage,
     identity,
     surfaceRoute: `POST ${MCP_PROXY_PATH}`,
     sessions:

@@ -8,7 +8,7 @@ import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   type GatewayPolicyPatch,
-  gatewayPolicyPatchIssues,
+  parseGatewayPolicyPatch,
 } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import {
   findUnregisteredTrustedServers,
@@ -30,15 +30,17 @@ export async function updateGatewayPolicy(
   patch: GatewayPolicyPatch,
   updatedBy: string,
 ): Promise<readonly GatewayPolicyWarning[]> {
-  const issues = gatewayPolicyPatchIssues(patch);
-  if (issues.length > 0) {
+  const parsed = parseGatewayPolicyPatch(patch);
+  if (!parsed.ok) {
+    const { issues } = parsed;
     throw gatewayError(
       'REQUEST_INVALID',
       { problem: issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ') },
       { details: { issues } },
     );
   }
-  const data = { ...patch, updatedBy };
+  // As parsed: list items carry their defaults (a limit's omitted servers is []).
+  const data = { ...parsed.patch, updatedBy };
   await db.prisma.$transaction([
     db.prisma.gatewayPolicy.update({
       where: { tenantId },

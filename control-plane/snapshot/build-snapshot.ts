@@ -278,6 +278,7 @@ function asExecutionMode(value: string | null): ExecutionMode | null {
  */
 const CLOSED_POLICY: GatewayPolicyValues = {
   trustedServers: [],
+  limits: [],
   blockedMethods: ['*'],
   blockedTools: ['*'],
   denyDestructive: true,

@@ -11,6 +11,7 @@ import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import type { DetectorSignal } from '../inspection/index.js';
+import type { LimitHit } from '../limits/usage-limiter.js';
 
 export type Decision = 'allow' | 'deny' | 'require_human_approval';
 
@@ -48,6 +49,8 @@ export interface InspectAnswer {
   signal?: DetectorSignal;
   auditId?: string;
   approval?: ApprovalView;
+  /** A call a usage limit refused or held: the limit, its usage and when it resets. */
+  limit?: LimitHit;
   simulated?: boolean;
   /** false on an allow the caller asked not to forward (`forward: false`): no `response`. */
   forwarded?: boolean;
@@ -88,6 +91,7 @@ export function buildDenyAnswer(input: {
   auditId: string | undefined;
   signal?: DetectorSignal | undefined;
   decision?: NplDecision | undefined;
+  limit?: LimitHit | undefined;
 }): InspectAnswer {
   const answer: InspectAnswer = {
     decision: 'deny',
@@ -104,6 +108,7 @@ export function buildDenyAnswer(input: {
   if (input.auditId) answer.auditId = input.auditId;
   if (input.signal) answer.signal = input.signal;
   if (input.decision) addPolicyFields(answer, input.decision);
+  if (input.limit) answer.limit = input.limit;
   return answer;
 }
 
@@ -146,6 +151,19 @@ export const inspectAnswerSchema = {
         id: { type: 'string' },
         status: { type: 'string' },
         expiresAt: { type: 'string' },
+      },
+    },
+    limit: {
+      type: 'object',
+      properties: {
+        limitId: { type: 'string' },
+        per: { type: 'string' },
+        windowSeconds: { type: 'integer' },
+        used: { type: 'number' },
+        max: { type: 'number' },
+        requested: { type: 'number' },
+        resetsAt: { type: 'string' },
+        retryAfterSeconds: { type: 'integer' },
       },
     },
     simulated: { type: 'boolean' },

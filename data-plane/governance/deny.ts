@@ -31,6 +31,7 @@ export async function answerDeny(
       auditId,
       signal: block.signal,
       decision: block.decision,
+      limit: block.limit,
     }),
   );
 }
@@ -133,6 +134,7 @@ export async function appendDenyAudit(
     metadata.executionId = call.executionId;
   }
   if (block.signal) metadata.signal = { ...block.signal };
+  if (block.limit) metadata.limit = { ...block.limit };
   if (block.decision) {
     metadata.ruleId = block.decision.ruleId;
     metadata.policy = block.decision.policyUri;

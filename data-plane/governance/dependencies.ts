@@ -8,6 +8,7 @@ import type { Database } from '../../storage/engine/database.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { IdentityVerifier } from '../agentiam/identity-verifier.js';
 import type { ExecutionRegistry } from '../executions.js';
+import type { UsageLimiter } from '../limits/usage-limiter.js';
 import type { ListedToolsRecorder } from '../listed-tools.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
@@ -28,6 +29,8 @@ export interface InspectDependencies {
   readonly db: Database;
   readonly audit: Pick<AuditWriter, 'append'>;
   readonly upstream: UpstreamClient;
+  /** Counts calls against the tenant's usage limits and budgets (docs/limits.md). */
+  readonly usage: Pick<UsageLimiter, 'reserve' | 'view'>;
   readonly executions: ExecutionRegistry;
   readonly metrics: GatewayMetrics;
   /** Receives `approval.created` for each held call (the approvalQueue subscription). */

@@ -7,6 +7,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors/index.js';
 import type { NplDecision } from '../../shared/npl/index.js';
 import type { DetectorSignal } from '../inspection/index.js';
+import type { LimitHit } from '../limits/usage-limiter.js';
 import { observeInspectDuration } from '../metrics/gateway-metrics.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { InspectAnswer } from './answers.js';
@@ -46,6 +47,8 @@ export interface Block {
   readonly message: string;
   readonly signal?: DetectorSignal | undefined;
   readonly decision?: NplDecision | undefined;
+  /** A usage limit refused the call: the limit, its usage and when it resets. */
+  readonly limit?: LimitHit | undefined;
 }
 
 /** Where an answer goes and what it is about (the call is unknown for a malformed body). */

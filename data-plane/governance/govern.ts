@@ -11,8 +11,10 @@ import { answerAllow } from './allow.js';
 import { answerDeny } from './deny.js';
 import type { InspectDependencies } from './dependencies.js';
 import type { AgentExchange, Block, Exchange } from './exchange.js';
-import { holdOrRelease } from './hold.js';
+import { holdOrRelease, nplHold } from './hold.js';
 import type { CallDelegation } from './identity.js';
+import { limitsOf } from './limit-checks.js';
+import { answerWithinLimits, usageContextOf } from './limits.js';
 import { runPipeline } from './pipeline.js';
 import { answerShadow } from './shadow.js';
 import { refusePassthrough } from './token-passthrough.js';
@@ -56,18 +58,61 @@ export function governKnownAgent(
   agent: CompiledAgent,
   delegation: CallDelegation,
 ): Promise<void> | void {
-  const { outlet, tenant, call, inspectionId } = exchange;
+  const { tenant, call } = exchange;
   if (!tenant.policy.allowedModes.has(call.mode)) {
     return answerDeny(deps, exchange, {
       code: 'EXECUTION_MODE_NOT_ALLOWED',
       message: formatErrorMessage('EXECUTION_MODE_NOT_ALLOWED', { mode: call.mode }),
     });
   }
+  const limits = limitsOf(tenant, call);
+  // A call under no limit stays synchronous up to its answer (the hot path allocates no promise).
+  if (limits.length === 0) return decide(deps, exchange, agent, delegation, limits, undefined);
+  return governUnderLimits(deps, exchange, agent, delegation, limits);
+}
+
+async function governUnderLimits(
+  deps: InspectDependencies,
+  exchange: Exchange,
+  agent: CompiledAgent,
+  delegation: CallDelegation,
+  limits: ReturnType<typeof limitsOf>,
+): Promise<void> {
+  let usage: Awaited<ReturnType<typeof usageContextOf>>;
+  try {
+    usage = await usageContextOf(deps, exchange.tenant, exchange.call, limits);
+  } catch (error) {
+    // The policies read usage the database cannot give: fail closed.
+    const limitId = limits[0]?.limit.limitId ?? '';
+    return answerDeny(deps, exchange, {
+      code: 'LIMIT_COUNTER_UNAVAILABLE',
+      message: formatErrorMessage('LIMIT_COUNTER_UNAVAILABLE', {
+        limitId,
+        detail: (error as Error).message,
+      }),
+    });
+  }
+  return decide(deps, exchange, agent, delegation, limits, usage);
+}
+
+/** The pipeline, then what its outcome calls for. */
+function decide(
+  deps: InspectDependencies,
+  exchange: Exchange,
+  agent: CompiledAgent,
+  delegation: CallDelegation,
+  limits: ReturnType<typeof limitsOf>,
+  usage: Awaited<ReturnType<typeof usageContextOf>>,
+): Promise<void> | void {
+  const { outlet, tenant, call, inspectionId } = exchange;
   const server = tenant.servers.get(call.serverId);
-  const outcome = runPipeline(tenant, agent, server, call, delegation);
+  const outcome = runPipeline(tenant, agent, server, call, delegation, usage);
   const withAgent: AgentExchange = { outlet, tenant, call, inspectionId, agent, server };
-  if (call.mode === 'shadow') return answerShadow(deps, withAgent, outcome);
+  if (call.mode === 'shadow') return answerShadow(deps, withAgent, outcome, limits);
   if (outcome.kind === 'deny') return answerDeny(deps, withAgent, outcome);
-  if (outcome.kind === 'require_human') return holdOrRelease(deps, withAgent, outcome.decision);
+  if (outcome.kind === 'require_human') {
+    return holdOrRelease(deps, withAgent, nplHold(withAgent, outcome.decision));
+  }
+  if (limits.length > 0) return answerWithinLimits(deps, withAgent, outcome, limits);
   return answerAllow(deps, withAgent, outcome, null);
 }

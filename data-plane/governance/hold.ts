@@ -1,8 +1,12 @@
-// Calls an NPL rule holds for a human (REQUIRE_HUMAN): the first submission stores the call with
-// its digest and answers 202 with the approval; a resubmission naming `approval_id` passes once,
-// only if that approval is approved, unexpired, of this agent and for the same call digest. A call
-// marked `resumeOpenApproval` (the MCP proxy's) reuses the open approval of the same call instead
-// of creating another, so a client retrying after its wait ended keeps the one an operator sees.
+// Calls held for a human: by an NPL rule (REQUIRE_HUMAN) or a usage limit whose action is
+// REQUIRE_HUMAN (limits.ts). The first submission stores the call with its digest and answers 202
+// with the approval; a resubmission naming `approval_id` passes once, only if that approval is
+// approved, unexpired, of this agent and for the same call digest, and it counts in every usage
+// limit it matches whatever that exceeds (a human approved it). A call marked
+// `resumeOpenApproval` (the MCP proxy's) reuses the open approval of the same call instead of
+// creating another, so a client retrying after its wait ended keeps the one an operator sees.
+
+import type { JsonObject } from '../../shared/audit/index.js';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.js';
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import { EVENT_TYPES } from '../../shared/events/index.js';
@@ -13,19 +17,43 @@ import {
   createApproval,
   findOpenApproval,
 } from '../../storage/tables/approvals.js';
+import type { CompiledLimit } from '../limits/compiled-limits.js';
+import type { LimitHit } from '../limits/usage-limiter.js';
 import { answerAllow, PLAIN_ALLOW } from './allow.js';
 import { addPolicyFields, type InspectAnswer } from './answers.js';
 import { computeCallDigest } from './call-digest.js';
 import { answerDeny } from './deny.js';
 import type { InspectDependencies } from './dependencies.js';
 import { type AgentExchange, sendAnswer } from './exchange.js';
+import { limitBlock, limitCallOf, limitsOf } from './limit-checks.js';
+
+/** Why a call is held: the NPL rule that asked for a human, or the usage limit it would exceed. */
+export interface Hold {
+  readonly code: 'NPL_REQUIRE_HUMAN' | 'LIMIT_REQUIRE_HUMAN';
+  readonly message: string;
+  readonly decision?: NplDecision;
+  readonly limit?: LimitHit;
+  /** The usage limits the call matches: its approved resubmission counts in them. */
+  readonly limits: readonly CompiledLimit[];
+}
+
+/** The hold an NPL REQUIRE_HUMAN decision makes. */
+export function nplHold(exchange: AgentExchange, decision: NplDecision): Hold {
+  return {
+    code: 'NPL_REQUIRE_HUMAN',
+    message: formatErrorMessage('NPL_REQUIRE_HUMAN', { reason: decision.reason }),
+    decision,
+    limits: limitsOf(exchange.tenant, exchange.call),
+  };
+}
 
 export async function holdOrRelease(
   deps: InspectDependencies,
   exchange: AgentExchange,
-  decision: NplDecision,
+  hold: Hold,
 ): Promise<void> {
   const { tenant, agent, call, inspectionId } = exchange;
+  const decision = hold.decision;
   const digest = computeCallDigest({
     tenantId: tenant.id,
     agentId: agent.id,
@@ -34,6 +62,13 @@ export async function holdOrRelease(
     arguments: call.rpc.arguments,
   });
   if (call.approvalId !== undefined) {
+    // Counted before the approval is used, so a call that cannot be counted keeps its approval.
+    const counted =
+      hold.limits.length === 0
+        ? undefined
+        : await deps.usage.reserve(limitCallOf(tenant, call), hold.limits, { force: true });
+    if (counted !== undefined && !counted.ok)
+      return answerDeny(deps, exchange, limitBlock(counted));
     const outcome = await consumeApproval(deps.db, {
       tenantId: tenant.id,
       agentId: agent.id,
@@ -41,6 +76,7 @@ export async function holdOrRelease(
       callDigest: digest,
     });
     if (!outcome.ok) {
+      await counted?.reservation.release();
       return answerDeny(deps, exchange, {
         code: outcome.code,
         message: formatErrorMessage(outcome.code, { approvalId: call.approvalId }),
@@ -54,7 +90,7 @@ export async function holdOrRelease(
       resourceId: outcome.approval.id,
       metadata: { actorType: 'agent', tool: call.toolName, inspectionId, agentId: agent.id },
     });
-    return answerAllow(deps, exchange, PLAIN_ALLOW, decision);
+    return answerAllow(deps, exchange, PLAIN_ALLOW, decision ?? null);
   }
   if (call.resumeOpenApproval) {
     const open = await findOpenApproval(deps.db, {
@@ -62,7 +98,7 @@ export async function holdOrRelease(
       agentId: agent.id,
       callDigest: digest,
     });
-    if (open) return sendAnswer(deps, exchange, heldAnswer(exchange, decision, open, undefined));
+    if (open) return sendAnswer(deps, exchange, heldAnswer(exchange, hold, open, undefined));
   }
   const approval = await createApproval(deps.db, {
     tenantId: tenant.id,
@@ -73,52 +109,57 @@ export async function holdOrRelease(
     method: call.rpc.method,
     callDigest: digest,
     arguments: call.rpc.arguments,
-    policyUri: decision.policyUri || null,
-    ruleId: decision.ruleId,
-    reason: decision.reason,
+    policyUri: decision?.policyUri || null,
+    ruleId: decision?.ruleId ?? null,
+    reason: decision?.reason ?? hold.message,
     ttlMs: tenant.policy.approvalTtlMs,
+    limitHit: hold.limit ? { ...hold.limit } : null,
   });
   deps.events.publish({
     type: EVENT_TYPES.APPROVAL_CREATED,
     tenantId: tenant.id,
     approval: { id: approval.id, agentId: agent.id, status: approval.status },
   });
+  const metadata: JsonObject = {
+    actorType: 'agent',
+    // As a deny records its decision: the trail's decision filter finds held calls by it.
+    decision: 'require_human_approval',
+    reasonCode: hold.code,
+    tool: call.toolName,
+    agentId: agent.id,
+    serverId: call.serverId,
+    inspectionId,
+    expiresAt: approval.expiresAt.toISOString(),
+  };
+  if (decision) {
+    metadata.ruleId = decision.ruleId;
+    metadata.policy = decision.policyUri;
+  }
+  if (hold.limit) metadata.limit = { ...hold.limit };
   const auditEntry = await deps.audit.append({
     tenantId: tenant.id,
     action: AUDIT_ACTIONS.APPROVAL_REQUESTED,
     resourceType: 'approval',
     resourceId: approval.id,
-    metadata: {
-      actorType: 'agent',
-      // As a deny records its decision: the trail's decision filter finds held calls by it.
-      decision: 'require_human_approval',
-      reasonCode: 'NPL_REQUIRE_HUMAN',
-      tool: call.toolName,
-      agentId: agent.id,
-      serverId: call.serverId,
-      inspectionId,
-      ruleId: decision.ruleId,
-      policy: decision.policyUri,
-      expiresAt: approval.expiresAt.toISOString(),
-    },
+    metadata,
   });
-  return sendAnswer(deps, exchange, heldAnswer(exchange, decision, approval, auditEntry.id));
+  return sendAnswer(deps, exchange, heldAnswer(exchange, hold, approval, auditEntry.id));
 }
 
 /** The 202 answer of a held call: the approval that holds it and the rule that asked for it. */
 function heldAnswer(
   exchange: AgentExchange,
-  decision: NplDecision,
+  hold: Hold,
   approval: ApprovalRecord,
   auditId: string | undefined,
 ): InspectAnswer {
   const answer: InspectAnswer = {
     decision: 'require_human_approval',
-    reasonCode: 'NPL_REQUIRE_HUMAN',
+    reasonCode: hold.code,
     inspectionId: exchange.inspectionId,
     executionMode: exchange.call.mode,
     enforced: true,
-    message: formatErrorMessage('NPL_REQUIRE_HUMAN', { reason: decision.reason }),
+    message: hold.message,
     approval: {
       id: approval.id,
       status: approval.status,
@@ -126,6 +167,7 @@ function heldAnswer(
     },
   };
   if (auditId !== undefined) answer.auditId = auditId;
-  addPolicyFields(answer, decision);
+  if (hold.decision) addPolicyFields(answer, hold.decision);
+  if (hold.limit) answer.limit = hold.limit;
   return answer;
 }

@@ -42,6 +42,7 @@ export function runPipeline(
   server: CompiledServer | undefined,
   request: InspectRequest,
   delegation: CallDelegation,
+  usage?: NplContext['usage'],
 ): PipelineOutcome {
   const policy = tenant.policy;
   const { rpc } = request;
@@ -90,7 +91,7 @@ export function runPipeline(
   if (policies.length === 0) return ALLOW_WITHOUT_POLICY;
   const decision = evaluatePolicies(
     policies,
-    buildNplContext(tenant, agent, server, request, delegation),
+    buildNplContext(tenant, agent, server, request, delegation, usage),
   );
   switch (decision.action) {
     case 'BLOCK':
@@ -122,9 +123,10 @@ export function buildNplContext(
   server: CompiledServer | undefined,
   request: InspectRequest,
   delegation: CallDelegation,
+  usage?: NplContext['usage'],
 ): NplContext {
   const args = request.rpc.arguments;
-  return {
+  const context: NplContext = {
     tool: { name: request.toolName, args },
     args,
     agentRole: agent.role,
@@ -135,6 +137,8 @@ export function buildNplContext(
     mode: request.mode,
     delegation,
   };
+  // History is input (docs/limits.md): present only when the tenant's policies read it.
+  return usage === undefined ? context : { ...context, usage };
 }
 
 /** A deny whose message is the registry's template for its code (shared/errors/codes.ts). */

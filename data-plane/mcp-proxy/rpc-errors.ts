@@ -32,6 +32,7 @@ export function responseOf(id: JsonRpcId, answer: InspectAnswer): JsonRpcRespons
   if (answer.ruleId) data.ruleId = answer.ruleId;
   if (answer.policy) data.policy = answer.policy;
   if (answer.approval) data.approvalId = answer.approval.id;
+  if (answer.limit) data.limit = answer.limit;
   if (answer.executionMode) data.executionMode = answer.executionMode;
   const code =
     answer.decision === 'allow'

@@ -22,6 +22,7 @@ export interface GatewayMetrics {
   readonly revocationsApplied: Counter<'kind'>;
   readonly mcpProxySessions: Gauge;
   readonly mcpProxyMessages: Counter<'kind'>;
+  readonly limitHits: Counter<'limit_id' | 'action'>;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
   readonly decisions: DecisionTally;
 }
@@ -125,6 +126,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_mcp_proxy_messages_total',
       help: 'Messages MCP clients sent to the proxy, by kind (request, notification, response). tools/call decisions are also in agent_gateway_inspect_duration_seconds.',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    limitHits: new Counter({
+      name: 'agent_gateway_limit_hits_total',
+      help: 'Calls that would have exceeded a usage limit or budget (docs/limits.md), by limit id and action (DENY: refused; REQUIRE_HUMAN: held for approval). Shadow counterfactuals are not counted.',
+      labelNames: ['limit_id', 'action'],
       registers: [registry],
     }),
     decisions: new DecisionTally(),

@@ -7,6 +7,7 @@
 // simply not carried over, so nothing outlives the snapshots that use it.
 import { withGatewayPolicyDefaults } from '../../shared/gateway-policy/gateway-policy-fields.js';
 import type { TenantId } from '../../shared/ids.js';
+import { usageLimitsRule } from '../../shared/limits/usage-limits.js';
 import {
   BUNDLED_POLICIES,
   buildFailClosedPolicy,
@@ -27,6 +28,8 @@ import {
   type ToolPinVerdict,
 } from '../../shared/tools/tool-pins.js';
 import { compileDestructiveDetector, compileExfiltrationDetector } from '../inspection/index.js';
+import { compileLimits } from '../limits/compiled-limits.js';
+import { USAGE_ROOT } from '../limits/usage-context.js';
 import { compileIdentity } from './compile-identity.js';
 import type {
   CompiledAgent,
@@ -89,6 +92,7 @@ export function compileTenant(
     policiesByUri,
     policiesByContent,
     pinnedPolicies,
+    pinnedReadUsage: pinnedPolicies.some((pinned) => pinned.pathRoots.has(USAGE_ROOT)),
     nplTenant: Object.freeze({ id: config.id, name: config.name }),
     identity: compileIdentity(config, previous?.identity),
   };
@@ -139,6 +143,9 @@ function compileGatewayPolicy(source: GatewayPolicyConfig): CompiledGatewayPolic
     approvalWaitMs: values.approvalWaitSeconds * 1000,
     proxyExecutionMode: values.proxyExecutionMode,
     proxyModeHeader: values.proxyModeHeader,
+    // Stored by a service that validated them; a list that fails the rule now rejects the
+    // tenant's new configuration (it keeps serving its last good one) rather than count wrongly.
+    limits: compileLimits(usageLimitsRule.parse(values.limits)),
   };
 }
 

@@ -18,6 +18,7 @@ import type {
   ToolPinVerdict,
 } from '../../shared/tools/tool-pins.js';
 import type { DetectorSignal, ToolCallView } from '../inspection/index.js';
+import type { CompiledLimits } from '../limits/compiled-limits.js';
 import type { NameMatcher } from './name-matcher.js';
 
 export interface CompiledSnapshot {
@@ -105,6 +106,8 @@ export interface CompiledTenant {
   readonly policiesByContent: ReadonlyMap<string, CompiledPolicy>;
   /** The tenant's pinned policies, in pin order (unresolvable pins fail closed). */
   readonly pinnedPolicies: readonly CompiledPolicy[];
+  /** Whether a pinned policy reads `usage.*`: then a call under limits reads its usage first. */
+  readonly pinnedReadUsage: boolean;
   /** The context object NPL conditions see as `tenant`. */
   readonly nplTenant: Readonly<Record<string, unknown>>;
   /** AgentIAM: the tenant's DID document, CA keys and decoded status lists. */
@@ -185,6 +188,8 @@ export interface CompiledGatewayPolicy {
   readonly proxyExecutionMode: ExecutionMode;
   /** Whether a proxy client may choose the mode with an X-Execution-Mode header. */
   readonly proxyModeHeader: boolean;
+  /** Usage limits and budgets (docs/limits.md), matched per (server, tool). */
+  readonly limits: CompiledLimits;
 }
 
 export interface CompiledServer {

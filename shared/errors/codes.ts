@@ -92,6 +92,43 @@ export const ERROR_CODES = {
       'An NPL policy requires a human to approve the call; it is held in the approval queue.',
     hint: 'Wait for the approval (GET …/approvals/{id}?wait=30), then resubmit with approval_id.',
   },
+  RATE_LIMIT_EXCEEDED: {
+    status: 429,
+    message:
+      'limit {limitId}: {used} of {max} calls used in the {windowSeconds} s window; it resets at {resetsAt}',
+    summary:
+      'The call would take a call-count limit of the gateway policy past its maximum in the current window (docs/limits.md).',
+    hint: 'Retry after the Retry-After header (the `limit` object says when the window resets), or ask an operator to raise the limit (GatewayPolicy.limits).',
+  },
+  BUDGET_EXCEEDED: {
+    status: 429,
+    message:
+      'budget {limitId}: {used} of {max} used in the {windowSeconds} s window and this call adds {requested}; it resets at {resetsAt}',
+    summary:
+      "The call's amount would take a budget of the gateway policy past its maximum sum in the current window (docs/limits.md).",
+    hint: 'Retry with a smaller amount or after the Retry-After header (the `limit` object says when the window resets), or ask an operator to raise the budget (GatewayPolicy.limits).',
+  },
+  BUDGET_ARGUMENT_INVALID: {
+    status: 400,
+    message: 'budget {limitId} sums {sumArgument}, which {problem}',
+    summary:
+      'A budget of the gateway policy applies to the call, and the argument it sums is missing, not a JSON number, or negative: the call is refused (fail closed) and counted nowhere.',
+    hint: 'Send the argument the message names as a JSON number of at least 0 (a numeric string is not one); docs/limits.md#budgets.',
+  },
+  LIMIT_REQUIRE_HUMAN: {
+    status: 202,
+    message: '{what} {limitId}: {used} of {max} used in the window; this call needs a human',
+    summary:
+      'The call would exceed a usage limit whose action is REQUIRE_HUMAN: it is held in the approval queue; an approved call passes and counts (docs/limits.md).',
+    hint: 'Wait for the approval (GET …/approvals/{id}?wait=30), then resubmit with approval_id.',
+  },
+  LIMIT_COUNTER_UNAVAILABLE: {
+    status: 503,
+    message: 'limit {limitId} cannot be counted: {detail}',
+    summary:
+      "The call is under a usage limit and the gateway cannot count it on its database (budgets always need it; call counts past the data plane's local allowance): refused, fail closed.",
+    hint: "Check the data plane's database (its /readyz and logs); calls under no limit are not affected. docs/limits.md#faults.",
+  },
   AGENT_UNKNOWN: {
     status: 403,
     message: 'unknown agent {agentId}',

@@ -9,6 +9,7 @@
 // row with GATEWAY_POLICY_DEFAULTS), and the fail-closed value of a tenant without a policy row
 // (control-plane/snapshot/build-snapshot.ts). Pure besides zod: the console imports it.
 import { z } from 'zod';
+import { usageLimitsRule } from '../limits/usage-limits.js';
 import { formatIssuePath } from '../npl/errors.js';
 import { parsePolicyUri } from '../npl/uri.js';
 import { TOOL_PINNING_MODES } from '../tools/tool-pins.js';
@@ -164,6 +165,13 @@ export const GATEWAY_POLICY_FIELDS = {
       'Whether an MCP proxy client may choose the execution mode with an X-Execution-Mode ' +
         'header (one of allowedModes). Default false.',
     ),
+  limits: usageLimitsRule
+    .default(() => [])
+    .describe(
+      'Usage limits and budgets (docs/limits.md): call counts and sums of one argument per ' +
+        'agent, agent and tool, or tenant over fixed windows, checked after NPL. At most 64; ' +
+        'a change replaces the whole list.',
+    ),
 } as const;
 
 export type GatewayPolicyField = keyof typeof GATEWAY_POLICY_FIELDS;
@@ -197,14 +205,38 @@ const PATCH_RULES = z.object(
   ),
 );
 
+/**
+ * A patch checked against the fields' rules: every problem (one issue per wrong field or list
+ * item), or the patch as stored, with the defaults inside list items filled in (a limit's
+ * omitted `servers` is `[]`).
+ */
+export function parseGatewayPolicyPatch(
+  patch: unknown,
+):
+  | { readonly ok: true; readonly patch: GatewayPolicyPatch }
+  | { readonly ok: false; readonly issues: FieldIssue[] } {
+  const result = PATCH_RULES.safeParse(patch);
+  if (result.success) {
+    const parsed = Object.fromEntries(
+      Object.entries(result.data).filter(([, value]) => value !== undefined),
+    );
+    return { ok: true, patch: parsed as GatewayPolicyPatch };
+  }
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => ({
+      field: formatIssuePath(
+        issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
+      ),
+      message: issue.message,
+    })),
+  };
+}
+
 /** Every problem of a patch, one issue per wrong field or list item; an empty list when valid. */
 export function gatewayPolicyPatchIssues(patch: unknown): FieldIssue[] {
-  const result = PATCH_RULES.safeParse(patch);
-  if (result.success) return [];
-  return result.error.issues.map((issue) => ({
-    field: formatIssuePath(issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))),
-    message: issue.message,
-  }));
+  const parsed = parseGatewayPolicyPatch(patch);
+  return parsed.ok ? [] : parsed.issues;
 }
 
 /**

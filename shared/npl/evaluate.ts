@@ -7,6 +7,7 @@ import { contentHash } from '../json/canonical-json.js';
 import type { NplConditionAst } from './condition/ast.js';
 import { compileAst, type Test } from './condition/compile.js';
 import { parseCondition, toConditionIssue } from './condition/parse.js';
+import { collectPathRoots } from './condition/path-roots.js';
 import { findCachedRuleAst, isParsedPolicy, safeParsePolicy } from './document.js';
 import { NplError, type NplIssue } from './errors.js';
 import {
@@ -42,6 +43,8 @@ export interface CompiledPolicy {
   readonly defaultDecision: NplDecision;
   readonly outOfScopeDecision: NplDecision;
   readonly errorDecision: NplDecision;
+  /** The context roots its conditions read (`tool`, `usage`…): what evaluation needs. */
+  readonly pathRoots: ReadonlySet<string>;
 }
 
 const EMPTY_CONTEXT: object = Object.freeze({});
@@ -98,8 +101,10 @@ export function compilePolicy(policy: NplPolicy): CompiledPolicy {
   const uri = formatPolicyUri({ name, version });
   const tests: Test[] = [];
   const decisions: NplDecision[] = [];
+  const pathRoots = new Set<string>();
   for (const rule of source.rules) {
     const ast = findCachedRuleAst(rule) as NplConditionAst;
+    collectPathRoots(ast, pathRoots);
     tests.push(compileAst(ast));
     decisions.push(
       decision(
@@ -122,6 +127,7 @@ export function compilePolicy(policy: NplPolicy): CompiledPolicy {
     agents: new Set<unknown>(source.targetAgents),
     tests: Object.freeze(tests),
     decisions: Object.freeze(decisions),
+    pathRoots,
     defaultDecision: decision(
       false,
       'ALLOW',
@@ -188,6 +194,7 @@ export function buildFailClosedPolicy(uri: string, cause: string): CompiledPolic
     defaultDecision: blocked,
     outOfScopeDecision: blocked,
     errorDecision: blocked,
+    pathRoots: new Set<string>(),
   });
 }
 

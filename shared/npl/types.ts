@@ -58,6 +58,11 @@ export interface NplContext {
     readonly depth?: number;
     readonly chain?: readonly string[];
   };
+  /**
+   * Per usage limit the call matches (by limitId): `calls` and `sum` counted in the window before
+   * this call, `callsAfter` and `sumAfter` with it (`sum*` for budgets only); docs/limits.md.
+   */
+  readonly usage?: Readonly<Record<string, Readonly<Record<string, number>>>>;
   readonly payload?: string;
 }
 

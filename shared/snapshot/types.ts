@@ -136,7 +136,8 @@ type GatewayPolicyFieldAddedLater =
   | 'toolPinning'
   | 'approvalWaitSeconds'
   | 'proxyExecutionMode'
-  | 'proxyModeHeader';
+  | 'proxyModeHeader'
+  | 'limits';
 
 export interface ApiKeyConfig {
   readonly id: string;

@@ -39,6 +39,8 @@ export interface ApprovalRecord {
   readonly decidedAt: Date | null;
   readonly decisionReason: string | null;
   readonly usedAt: Date | null;
+  /** A call a usage limit held: the limit and the usage that triggered it; null for NPL holds. */
+  readonly limitHit: Readonly<Record<string, unknown>> | null;
 }
 
 /** The held call as the data plane stores it; id, status and times are the store's. */
@@ -55,7 +57,7 @@ export type CreateApprovalInput = Pick<
   | 'policyUri'
   | 'ruleId'
   | 'reason'
-> & { readonly ttlMs: number };
+> & { readonly ttlMs: number; readonly limitHit?: Readonly<Record<string, unknown>> | null };
 
 interface ApprovalRow extends Omit<ApprovalRecord, 'status'> {
   readonly status: string;
@@ -63,7 +65,7 @@ interface ApprovalRow extends Omit<ApprovalRecord, 'status'> {
 
 const COLUMNS = `id, "tenantId", "agentId", "executionId", "serverId", "toolName", method,
   "callDigest", arguments, "policyUri", "ruleId", reason, status, "createdAt", "expiresAt",
-  "decidedBy", "decidedAt", "decisionReason", "usedAt"`;
+  "decidedBy", "decidedAt", "decisionReason", "usedAt", "limitHit"`;
 
 export async function createApproval(
   db: SqlExecutor,
@@ -73,8 +75,9 @@ export async function createApproval(
   const rows = await db.query<ApprovalRow>(
     `insert into approvals (id, "tenantId", "agentId", "executionId", "serverId", "toolName",
        method, "callDigest", arguments, "policyUri", "ruleId", reason, status, "createdAt",
-       "expiresAt")
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, 'pending', $13, $14)
+       "expiresAt", "limitHit")
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, 'pending', $13, $14,
+       $15::jsonb)
      returning ${COLUMNS}`,
     [
       randomUUID(),
@@ -91,6 +94,7 @@ export async function createApproval(
       input.reason === null ? null : encodeStorableText(input.reason),
       now,
       new Date(now.getTime() + input.ttlMs),
+      input.limitHit ? JSON.stringify(input.limitHit) : null,
     ],
   );
   return toRecord(rows[0] as ApprovalRow, now);

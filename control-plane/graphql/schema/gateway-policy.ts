@@ -19,12 +19,19 @@ import { actorOf } from '../context.js';
 import { publishChange } from '../mutations.js';
 import { GatewayPolicyValidationError } from './errors.js';
 import { type MutationWarning, MutationWarningRef } from './mutation-warning.js';
+import { limitFromInput, UsageLimitInputRef, UsageLimitRef } from './usage-limits.js';
 
 /** The warnings of a stored change, keyed by the policy row the mutation answers. */
 const warningsOfUpdate = new WeakMap<object, readonly MutationWarning[]>();
 
+/** Fields whose items are objects: their GraphQL types are written by hand (usage-limits.ts). */
+const OBJECT_LISTS = {
+  limits: { output: [UsageLimitRef], input: [UsageLimitInputRef] },
+} as const;
+
 interface GraphQLShape {
-  readonly type: 'Boolean' | 'Int' | 'String' | ['String'];
+  readonly type: 'Boolean' | 'Int' | 'String' | ['String'] | readonly [object];
+  readonly inputType?: readonly [object];
   /** Whether null is a value of the field (the bulk-export limit: null is "off"). */
   readonly nullable: boolean;
   readonly description: string;
@@ -36,10 +43,18 @@ function graphqlShapeOf(field: GatewayPolicyField): GraphQLShape {
   const inner: z.ZodType = rule.unwrap();
   const nullable = inner instanceof z.ZodNullable;
   const value: unknown = inner instanceof z.ZodNullable ? inner.unwrap() : inner;
-  const type = scalarOf(value) ?? (value instanceof z.ZodArray ? listOf(value.element) : undefined);
-  if (type === undefined || rule.description === undefined) {
-    throw new Error(`gateway policy field ${field} has no GraphQL type or no description`);
+  if (rule.description === undefined)
+    throw new Error(`gateway policy field ${field} has no description`);
+  if (
+    field in OBJECT_LISTS &&
+    value instanceof z.ZodArray &&
+    value.element instanceof z.ZodObject
+  ) {
+    const { output, input } = OBJECT_LISTS[field as keyof typeof OBJECT_LISTS];
+    return { type: output, inputType: input, nullable, description: rule.description };
   }
+  const type = scalarOf(value) ?? (value instanceof z.ZodArray ? listOf(value.element) : undefined);
+  if (type === undefined) throw new Error(`gateway policy field ${field} has no GraphQL type`);
   return { type, nullable, description: rule.description };
 }
 
@@ -66,7 +81,7 @@ builder.prismaObject('GatewayPolicy', {
       GATEWAY_POLICY_FIELD_NAMES.map((field) => {
         const { type, nullable, description } = SHAPES[field];
         // The column of the field's name holds the rule's values (tests/shared/gateway-policy/).
-        return [field, t.expose(field as never, { type, nullable, description })];
+        return [field, t.expose(field as never, { type, nullable, description } as never)];
       }),
     ),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
@@ -95,8 +110,11 @@ const GatewayPolicyInput = builder.inputType('GatewayPolicyInput', {
   fields: (t) =>
     Object.fromEntries(
       GATEWAY_POLICY_FIELD_NAMES.map((field) => {
-        const { type, description } = SHAPES[field];
-        return [field, t.field({ type, required: false, description })];
+        const { type, inputType, description } = SHAPES[field];
+        return [
+          field,
+          t.field({ type: (inputType ?? type) as never, required: false, description }),
+        ];
       }),
     ),
 });
@@ -137,6 +155,11 @@ builder.mutationField('updateGatewayPolicy', (t) =>
             value !== undefined && (value !== null || SHAPES[field as GatewayPolicyField].nullable),
         ),
       ) as GatewayPolicyPatch;
+      if (Array.isArray(patch.limits)) {
+        (patch as Record<string, unknown>).limits = patch.limits.map((limit) =>
+          limitFromInput(limit as unknown as Record<string, unknown>),
+        );
+      }
       const issues = gatewayPolicyPatchIssues(patch);
       if (issues.length > 0) throw new GatewayPolicyValidationError(issues);
       const tenantId = context.caller.tenantId;

@@ -132,6 +132,10 @@ class ReplyOutlet implements DecisionOutlet {
   }
 
   deliver(answer: InspectAnswer, status: number): void {
+    // A usage limit's refusal says when to come back (RFC 9110 §10.2.3), as its `limit` does.
+    if (status === 429 && answer.limit) {
+      this.#reply.header('retry-after', String(answer.limit.retryAfterSeconds));
+    }
     this.#reply.code(status).send(answer);
   }
 }

@@ -12,6 +12,8 @@ export const NPL_CONTEXT_ROOTS = [
   'tenant',
   'mode',
   'delegation',
+  // The window's values of the usage limits the call matches (docs/limits.md).
+  'usage',
   'payload',
 ] as const;
 export type NplContextRoot = (typeof NPL_CONTEXT_ROOTS)[number];

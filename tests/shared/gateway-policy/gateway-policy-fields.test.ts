@@ -36,6 +36,7 @@ describe('gateway policy fields', () => {
       approvalWaitSeconds: 120,
       proxyExecutionMode: 'production',
       proxyModeHeader: false,
+      limits: [],
     });
     expect(Object.isFrozen(GATEWAY_POLICY_DEFAULTS.allowedModes)).toBe(true);
   });
