@@ -147,6 +147,51 @@ describe('POST /api/v1/public/compliance/validate/batch over HTTP', () => {
     ]);
   });
 
+  it('evaluates history given as usage per tool call, as the gateway does with its counters', async () => {
+    const policy = {
+      version: '1.0.0',
+      policyName: 'spend-history',
+      targetAgents: ['*'],
+      rules: [
+        {
+          ruleId: 'hold_past_5000',
+          action: 'REQUIRE_HUMAN',
+          condition: "tool.name == 'send_payment' && usage.daily_payments.sumAfter > 5000",
+          alertSeverity: 'MEDIUM',
+        },
+      ],
+    };
+    const call = (usage?: unknown) => ({
+      tool_name: 'send_payment',
+      arguments: { amount: 99 },
+      ...(usage === undefined ? {} : { usage }),
+    });
+    const { status, body } = await post({
+      items: [
+        {
+          policy,
+          tool_calls: [
+            call({ daily_payments: { sum: 4950, sumAfter: 5049, calls: 50, callsAfter: 51 } }),
+            call({ daily_payments: { sum: 100, sumAfter: 199 } }),
+            // Missing: NPL's missing-path rules (the comparison does not match).
+            call(),
+          ],
+        },
+      ],
+    });
+    expect(status).toBe(200);
+    expect(body.items[0].decisions.map((d: Json) => d.action)).toEqual([
+      'REQUIRE_HUMAN',
+      'ALLOW',
+      'ALLOW',
+    ]);
+    const invalid = await post({
+      items: [{ policy, tool_calls: [call({ 'Bad-Id': { sum: -1, extra: 1 } })] }],
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.reasonCode).toBe('REQUEST_INVALID');
+  });
+
   it('resolves a bundled pin', async () => {
     const { body } = await post({
       items: [

@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
 import { isRecord } from '../../../shared/json/is-record.js';
+import { LIMIT_ID_PATTERN, MAX_LIMITS_PER_TENANT } from '../../../shared/limits/usage-limits.js';
 import {
   compileBodyValidator,
   type ValidatorCompiler,
@@ -77,6 +78,27 @@ function refuseConflictingAliases(
   }
 }
 
+/**
+ * What NPL reads as `usage.<limitId>.*` (docs/limits.md): the window's values of the usage limits
+ * the call would meet, given by the caller since the batch runs on no gateway's counters.
+ */
+const usageSchema = z
+  .record(
+    z.string().regex(LIMIT_ID_PATTERN, 'must be a limitId (^[a-z][a-z0-9_]{0,62}$)'),
+    z.strictObject({
+      calls: z.number().min(0).optional(),
+      callsAfter: z.number().min(0).optional(),
+      sum: z.number().min(0).optional(),
+      sumAfter: z.number().min(0).optional(),
+    }),
+  )
+  .refine((usage) => Object.keys(usage).length <= MAX_LIMITS_PER_TENANT, {
+    message: `must name at most ${MAX_LIMITS_PER_TENANT} limits`,
+  })
+  .describe(
+    'The context `usage` (docs/limits.md): per limitId, the window values calls, sum (before the call), callsAfter and sumAfter (with it), numbers of at least 0.',
+  );
+
 const toolName = z.string().min(1);
 const toolArguments = z.record(z.string(), z.unknown());
 const agentRole = z.string();
@@ -91,6 +113,7 @@ const toolCallSchema = z
       .describe('The tool arguments (context `args` and `tool.args`); default `{}`.'),
     agent_role: agentRole.optional().describe('Checked against the policy `targetAgents`.'),
     context: contextSchema.optional(),
+    usage: usageSchema.optional(),
     tool: deprecatedAlias(toolName, 'tool_name').optional(),
     args: deprecatedAlias(toolArguments, 'arguments').optional(),
     agentRole: deprecatedAlias(agentRole, 'agent_role').optional(),
@@ -107,6 +130,7 @@ const toolCallSchema = z
       args: call.arguments ?? call.args ?? {},
       agentRole: call.agent_role ?? call.agentRole,
       context: call.context,
+      usage: call.usage,
     }),
   )
   .meta({ anyOf: [{ required: ['tool_name'] }, { required: ['tool'] }] });
@@ -165,6 +189,7 @@ export interface BatchToolCall {
   readonly args: Readonly<Record<string, unknown>>;
   readonly agentRole: string | undefined;
   readonly context: Readonly<Record<string, unknown>> | undefined;
+  readonly usage?: Readonly<Record<string, Readonly<Record<string, number>>>> | undefined;
 }
 
 export interface BatchItem {

@@ -57,6 +57,7 @@ function toolCallContext(call: BatchToolCall): NplContext {
   ctx.tool = { name: call.tool, args: call.args };
   ctx.args = call.args;
   if (call.agentRole !== undefined) ctx.agentRole = call.agentRole;
+  if (call.usage !== undefined) ctx.usage = call.usage;
   return ctx as NplContext;
 }
 
