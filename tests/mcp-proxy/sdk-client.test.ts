@@ -34,6 +34,33 @@ describeEachDatabase('MCP proxy with the SDK client', (kind) => {
       await expect(notPermitted).rejects.toThrow(/AGENT_TOOL_NOT_ALLOWED/);
       expect(upstream.calls.get('fail')).toBeUndefined();
       expect(upstream.calls.get('drop_table')).toBeUndefined();
+      // A usage limit's refusal (docs/limits.md) carries the limit in the JSON-RPC error's data.
+      await gateway.setPolicy(gateway.tenant.id, {
+        limits: [
+          {
+            limitId: 'echo_rate',
+            per: 'AGENT',
+            tools: ['echo'],
+            servers: [],
+            windowSeconds: 3600,
+            maxCalls: 1,
+            sumArgument: null,
+            maxSum: null,
+            action: 'DENY',
+          },
+        ],
+      });
+      await gateway.sync();
+      await client.callTool({ name: 'echo', arguments: { text: 'once' } });
+      const limited = await client.callTool({ name: 'echo', arguments: { text: 'twice' } }).then(
+        () => undefined,
+        (error: unknown) => error as { data?: Record<string, unknown> },
+      );
+      expect(limited?.data).toMatchObject({
+        reasonCode: 'RATE_LIMIT_EXCEEDED',
+        limit: { limitId: 'echo_rate', per: 'AGENT', used: 1, max: 1, windowSeconds: 3600 },
+      });
+      expect(upstream.calls.get('echo')).toBe(2);
     } finally {
       await client.close();
     }
