@@ -10,6 +10,9 @@ import { inspectBody, startTestGateway, type TestGateway } from '../../support/g
 import { until } from '../../support/until.js';
 import { findAuditEntry, quickDatabaseKind } from '../inspect/support.js';
 
+/** 30 days: no test here may straddle the end of a window (one a month, at 00:00 UTC). */
+const WINDOW = 2_592_000;
+
 const UPDATE = `mutation($input: GatewayPolicyInput!) {
   updateGatewayPolicy(input: $input) {
     __typename
@@ -200,7 +203,7 @@ describe('usage limits on one gateway', () => {
         limitId: 'per_tool',
         per: 'AGENT_TOOL',
         tools: ['search*'],
-        windowSeconds: 3600,
+        windowSeconds: WINDOW,
         maxCalls: 7,
         action: 'DENY',
       },
@@ -246,7 +249,7 @@ describe('usage limits on one gateway', () => {
         limitId: 'big_spend',
         per: 'TENANT',
         tools: ['send_payment'],
-        windowSeconds: 60,
+        windowSeconds: WINDOW,
         sumArgument: 'amount',
         maxSum: 100,
         action: 'REQUIRE_HUMAN',
@@ -314,7 +317,7 @@ describe('usage limits on one gateway', () => {
         limitId: 'transfers',
         per: 'AGENT',
         tools: ['transfer'],
-        windowSeconds: 3600,
+        windowSeconds: WINDOW,
         sumArgument: 'amount',
         maxSum: 1000,
         action: 'DENY',
@@ -340,7 +343,7 @@ describe('usage limits on one gateway', () => {
         limitId: 'shadowed',
         per: 'AGENT',
         tools: ['echo'],
-        windowSeconds: 3600,
+        windowSeconds: WINDOW,
         maxCalls: 1,
         action: 'DENY',
       },
