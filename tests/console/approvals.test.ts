@@ -1,13 +1,15 @@
 // The Approvals screen against a real gateway in Chromium: a call held by an NPL REQUIRE_HUMAN rule
 // appears without reload (its secret masked), is counted in the tab title and announced on the
 // desktop; approving or rejecting it in the dialog decides the agent's resubmission; a key without
-// approvals:decide is told what it lacks; and the list is right again after the socket drops while
-// someone else decides.
+// approvals:decide is told what it lacks; the list is right again after the socket drops while
+// someone else decides; a call held by a REQUIRE_HUMAN usage limit shows the limit and its usage,
+// and the agent's page shows what each limit counted.
 import { randomBytes } from 'node:crypto';
 import type { Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { graphql } from '../control-plane/graphql/support.js';
 import { inspectBody } from '../support/gateway.js';
+import { until } from '../support/until.js';
 import {
   type ConsoleBrowser,
   type ConsoleGateway,
@@ -311,6 +313,104 @@ describeInBrowser('operator console: approvals', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     await expect.poll(() => page.title()).toBe('Agent Gateway console');
+    expect(errors).toEqual([]);
+  });
+
+  it("shows the usage limit that held a call, and the agent's usage of each limit", async () => {
+    const agentId = gateway.tenant.agentId;
+    await gateway.setPolicy(gateway.tenant.id, {
+      limits: [
+        {
+          limitId: 'payments',
+          per: 'AGENT',
+          tools: ['pay'],
+          servers: [],
+          windowSeconds: 86_400,
+          maxCalls: null,
+          sumArgument: 'amount',
+          maxSum: 100,
+          action: 'REQUIRE_HUMAN',
+        },
+        {
+          limitId: 'searches',
+          per: 'AGENT_TOOL',
+          tools: ['search*'],
+          servers: [],
+          windowSeconds: 3600,
+          maxCalls: 5,
+          sumArgument: null,
+          maxSum: null,
+          action: 'DENY',
+        },
+      ],
+    });
+    const call = (tool: string, args: Record<string, unknown> = {}, approvalId?: string) =>
+      gateway.inspect(
+        inspectBody(agentId, { tool, args, ...(approvalId === undefined ? {} : { approvalId }) }),
+      );
+    for (const tool of ['search_docs', 'search_docs', 'search_web']) {
+      expect((await call(tool, { q: 'x' })).status).toBe(200);
+    }
+    expect((await call('pay', { amount: 60 })).status).toBe(200);
+    const held = await call('pay', { amount: 60 });
+    expect(held.status).toBe(202);
+    expect(held.body.reasonCode).toBe('LIMIT_REQUIRE_HUMAN');
+
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openQueue(page);
+    const card = page.getByRole('article', { name: 'Held call pay' });
+    await card.getByText('Held by usage limit').waitFor();
+    const text = await card.textContent();
+    expect(text).toContain('payments');
+    expect(text).toContain('per agent, a 1 day window');
+    expect(text).toContain('60 / 100');
+    expect(text).toContain('which adds 60: 120 of 100 with it');
+    expect(text).not.toContain('Held by rule');
+    await card.getByRole('progressbar', { name: 'payments used: 60 of 100' }).waitFor();
+
+    // Call counts reach the database in batches: wait for the data plane's flush, then look.
+    await until(
+      () =>
+        graphql<{ agent: { usage: { toolName: string | null; calls: number }[] } }>(
+          gateway.url,
+          gateway.consoleKey,
+          'query($id: ID!) { agent(id: $id) { usage { toolName calls } } }',
+          { id: agentId },
+        ),
+      (answer) =>
+        answer.data?.agent.usage.find((row) => row.toolName === 'search_docs')?.calls === 2 &&
+        answer.data.agent.usage.find((row) => row.toolName === 'search_web')?.calls === 1,
+      'Agent.usage counts the search calls',
+    );
+    await page.goto(`${gateway.url}/console/agents/${agentId}`);
+    const usage = page.getByRole('table', { name: 'Usage limits' });
+    const row = (text: string) => usage.getByRole('row').filter({ hasText: text });
+    await row('payments').getByText('60 / 100').waitFor();
+    expect(await row('payments').textContent()).toContain('per agent');
+    await row('search_docs').getByText('2 / 5').waitFor();
+    await row('search_web').getByText('1 / 5').waitFor();
+    expect(await row('search_docs').textContent()).toContain('per agent and tool');
+    await usage
+      .getByRole('progressbar', { name: 'searches on search_docs calls: 2 of 5' })
+      .waitFor();
+    // When the day's window ends, as the browser writes a time.
+    const resetsAt = new Date(Math.ceil(Date.now() / 86_400_000) * 86_400_000).toISOString();
+    const resetText = await page.evaluate((iso) => new Date(iso).toLocaleString(), resetsAt);
+    expect(await row('payments').getByRole('cell').last().textContent()).toContain(resetText);
+
+    // Approved, the resubmission passes and counts past the maximum: the page shows it on Refresh.
+    await graphql(
+      gateway.url,
+      gateway.consoleKey,
+      'mutation($id: ID!) { approveApproval(id: $id) { id } }',
+      { id: (held.body.approval as { id: string }).id },
+    );
+    expect(
+      (await call('pay', { amount: 60 }, (held.body.approval as { id: string }).id)).status,
+    ).toBe(200);
+    await page.getByRole('button', { name: 'Refresh usage' }).click();
+    await row('payments').getByText('120 / 100').waitFor();
     expect(errors).toEqual([]);
   });
 });

@@ -3,9 +3,11 @@
 // against sample calls, published, pinned and unpinned, and then really decides inspect; an
 // unchanged next version is warned about before publishing, and a new version is pinned in place
 // of the pinned one by default; the gateway policy form saves a change that survives a reload
-// and shows an invalid field's error.
+// and shows an invalid field's error; usage limits are added there, an invalid one's issue shows
+// at that limit's field, and the saved list is the policy's.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { graphql } from '../control-plane/graphql/support.js';
 import { inspectBody } from '../support/gateway.js';
 import {
   type ConsoleBrowser,
@@ -306,6 +308,96 @@ rules:
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('The gateway policy is published.').waitFor();
     expect(await page.getByText('Saved, with a warning').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("adds usage limits, shows an invalid one's error at its field, and saves the list", async () => {
+    const { page, errors } = await browser.newPage();
+    await signIn(page, gateway.url, gateway.consoleKey);
+    await openPolicies(page);
+    await page.getByRole('tab', { name: 'Gateway policy' }).click();
+    await page.getByText('No limits: calls are not counted.').waitFor();
+    const limit = (n: number) => page.getByRole('group', { name: `Limit ${n}` });
+    const choose = async (n: number, field: string, option: string) => {
+      await limit(n).getByRole('combobox', { name: field, exact: true }).click();
+      await page.getByRole('option', { name: option, exact: true }).click();
+    };
+
+    // A budget per agent per day, held for a human past it.
+    await page.getByRole('button', { name: 'Add limit' }).click();
+    await limit(1).getByLabel('Limit id', { exact: true }).fill('daily_payments');
+    await limit(1).getByLabel('Tools', { exact: true }).fill('send_payment');
+    await limit(1).getByLabel('Tools', { exact: true }).press('Enter');
+    await limit(1).getByRole('button', { name: 'Window of one day' }).click();
+    await limit(1).getByLabel('Budget argument', { exact: true }).fill('amount');
+    await limit(1).getByLabel('Budget maximum', { exact: true }).fill('10000.5');
+    await choose(1, 'Action', 'Hold for a human');
+    // A call count per agent and tool, whose maximum of 0 the gateway refuses.
+    await page.getByRole('button', { name: 'Add limit' }).click();
+    await limit(2).getByLabel('Limit id', { exact: true }).fill('searches');
+    await choose(2, 'Counted per', 'Agent and tool');
+    await limit(2).getByLabel('Tools', { exact: true }).fill('search*');
+    await limit(2).getByLabel('Tools', { exact: true }).press('Enter');
+    await limit(2).getByRole('button', { name: 'Window of one minute' }).click();
+    await limit(2).getByLabel('Max calls', { exact: true }).fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+
+    const maxCalls = limit(2).getByLabel('Max calls', { exact: true });
+    await limit(2).getByText('must be an integer from 1 to 1000000000 or null').waitFor();
+    expect(await maxCalls.getAttribute('aria-invalid')).toBe('true');
+    expect(await limit(1).locator('[aria-invalid="true"]').count()).toBe(0);
+    await page.getByText('The gateway refused this change').waitFor();
+
+    await maxCalls.fill('30');
+    expect(await maxCalls.getAttribute('aria-invalid')).not.toBe('true');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The gateway policy is published.').waitFor();
+    const read = await graphql<{ gatewayPolicy: { limits: unknown[] } }>(
+      gateway.url,
+      gateway.consoleKey,
+      '{ gatewayPolicy { limits { limitId per tools servers windowSeconds maxCalls sumArgument maxSum action } } }',
+    );
+    expect(read.data?.gatewayPolicy.limits).toEqual([
+      {
+        limitId: 'daily_payments',
+        per: 'AGENT',
+        tools: ['send_payment'],
+        servers: [],
+        windowSeconds: 86_400,
+        maxCalls: null,
+        sumArgument: 'amount',
+        maxSum: 10_000.5,
+        action: 'REQUIRE_HUMAN',
+      },
+      {
+        limitId: 'searches',
+        per: 'AGENT_TOOL',
+        tools: ['search*'],
+        servers: [],
+        windowSeconds: 60,
+        maxCalls: 30,
+        sumArgument: null,
+        maxSum: null,
+        action: 'DENY',
+      },
+    ]);
+
+    // Saved, nothing is left to save; removing a limit is a change, and saving sends the rest.
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    await limit(1).getByRole('button', { name: 'Remove limit 1' }).click();
+    expect(await limit(1).getByLabel('Limit id', { exact: true }).inputValue()).toBe('searches');
+    expect(await limit(2).count()).toBe(0);
+    const saved = page.waitForResponse(
+      (response) => response.request().postData()?.includes('UpdateGatewayPolicy') ?? false,
+    );
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await saved).status()).toBe(200);
+    const after = await graphql<{ gatewayPolicy: { limits: { limitId: string }[] } }>(
+      gateway.url,
+      gateway.consoleKey,
+      '{ gatewayPolicy { limits { limitId } } }',
+    );
+    expect(after.data?.gatewayPolicy.limits).toEqual([{ limitId: 'searches' }]);
     expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // One agent: who it is (keys, parent, persona, prompt), what it may call, how it reaches the
-// gateway (credentials, OAuth clients), what was decided about it, and the kill switch; a killed
-// agent shows its kill. Reloaded when agentEvents reports a change of this agent.
+// gateway (credentials, OAuth clients), what its usage limits have counted, what was decided about
+// it, and the kill switch; a killed agent shows its kill. Reloaded when agentEvents reports a
+// change of this agent.
 import {
   Alert,
   Anchor,
@@ -25,6 +26,7 @@ import { RequireScope } from '../../components/require-scope.tsx';
 import { useSession } from '../../session/session.tsx';
 import { AgentCredentials, AgentOAuthClients } from './agent-access.tsx';
 import { AgentDecisions } from './agent-decisions.tsx';
+import { AgentUsage } from './agent-usage.tsx';
 import { CopyValue } from './copy-value.tsx';
 import { Configuration, HiddenConfiguration } from './hidden-configuration.tsx';
 import { KillAgentDialog } from './kill-agent-dialog.tsx';
@@ -196,6 +198,7 @@ export function AgentDetailPage({ id }: { id: string }) {
         </Stack>
       ) : null}
       <AgentFacts agent={agent} />
+      <AgentUsage agentId={agent.id} />
       <AgentCredentials agent={agent} />
       <AgentOAuthClients clients={result.data.oauthClients.edges} />
       <RequireScope scope="audit:read" to="read this agent's recent decisions">

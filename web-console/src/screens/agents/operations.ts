@@ -59,6 +59,23 @@ export const AgentDetailQuery = graphql(
 
 export type AgentDetail = NonNullable<ResultOf<typeof AgentDetailQuery>['agent']>;
 
+// What each usage limit counted for the agent in its current window (docs/limits.md). Its own
+// query: the page reads it again on its own (Refresh, or when a window ends).
+export const AgentUsageQuery = graphql(`
+  query ConsoleAgentUsage($id: ID!) {
+    agent(id: $id) {
+      id
+      usage {
+        limitId per action toolName
+        calls maxCalls sum maxSum
+        windowStartsAt resetsAt
+      }
+    }
+  }
+`);
+
+export type LimitUsageRow = NonNullable<ResultOf<typeof AgentUsageQuery>['agent']>['usage'][number];
+
 // Entries about the agent (denies, kills: resourceId is the agent) and the holds (approval
 // entries, whose resource is the approval: filtered by metadata.agentId on the page).
 export const AgentDecisionsQuery = graphql(`

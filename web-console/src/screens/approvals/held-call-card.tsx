@@ -1,11 +1,38 @@
 // One held call as an approver judges it: who asks for which tool with what arguments (secrets
-// masked as the detectors see them), which rule of which policy held it and why, whether a client
-// still waits for the decision, and when the approval expires.
+// masked as the detectors see them), which rule of which policy held it and why (or which usage
+// limit, and the usage that triggered it), whether a client still waits for the decision, and
+// when the approval expires.
 import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
+import {
+  formatAmount,
+  LIMIT_SUBJECT_TEXT,
+  UsageMeter,
+  windowText,
+} from '../../components/usage-meter.tsx';
 import { ClientWaiting } from './client-waiting.tsx';
 import type { HeldCall } from './operations.ts';
 import { TimeLeft } from './time-left.tsx';
+
+/** What a REQUIRE_HUMAN usage limit had counted when it held the call, and what the call adds. */
+function HeldByLimit({ limit }: { limit: NonNullable<HeldCall['limit']> }) {
+  return (
+    <Stack gap={4}>
+      <Text size="sm">
+        Held by usage limit <Code>{limit.limitId}</Code> ({LIMIT_SUBJECT_TEXT[limit.per]}, a{' '}
+        {windowText(limit.windowSeconds)} window): approving lets it pass past the maximum
+      </Text>
+      <Group gap="sm">
+        <UsageMeter used={limit.used} max={limit.max} label={`${limit.limitId} used`} />
+        <Text size="sm">
+          used before this call, which adds {formatAmount(limit.requested)}:{' '}
+          {formatAmount(limit.used + limit.requested)} of {formatAmount(limit.max)} with it. Resets{' '}
+          {new Date(limit.resetsAt).toLocaleString()}.
+        </Text>
+      </Group>
+    </Stack>
+  );
+}
 
 export type Decision = 'approve' | 'reject';
 
@@ -42,11 +69,16 @@ export function HeldCallCard({
           <TimeLeft expiresAt={call.expiresAt} now={now} />
         </Group>
         <ClientWaiting until={call.clientWaitingUntil ?? null} now={now} />
-        <Text size="sm">
-          Held by rule <Code>{call.ruleId ?? 'unknown'}</Code> of{' '}
-          <Code>{call.policyUri ?? 'no policy'}</Code>
-        </Text>
-        {call.reason ? <Text size="sm">Reason: {call.reason}</Text> : null}
+        {call.limit ? (
+          <HeldByLimit limit={call.limit} />
+        ) : (
+          <Text size="sm">
+            Held by rule <Code>{call.ruleId ?? 'unknown'}</Code> of{' '}
+            <Code>{call.policyUri ?? 'no policy'}</Code>
+          </Text>
+        )}
+        {/* A limit's hold reason restates its usage, shown above. */}
+        {call.reason && !call.limit ? <Text size="sm">Reason: {call.reason}</Text> : null}
         <div>
           <Text size="xs" c="dimmed" mb={4}>
             Arguments ({call.method})

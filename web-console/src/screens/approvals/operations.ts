@@ -1,5 +1,6 @@
 // The approval queue's GraphQL operations. A held call is shown from `maskedArguments` only: the
 // raw `arguments` may carry the very secrets the detectors mask, so the console never asks for them.
+// A call held by a usage limit carries the limit and its usage then (`limit`) instead of a rule.
 import { graphql, type ResultOf } from '../../graphql.ts';
 
 export const HeldCallFields = graphql(`
@@ -14,6 +15,7 @@ export const HeldCallFields = graphql(`
     maskedArguments
     ruleId
     policyUri
+    limit { limitId per windowSeconds used max requested resetsAt }
     reason
     createdAt
     expiresAt

@@ -3,6 +3,8 @@
 // a REQUEST_INVALID error's extensions.issues) appear under the field they name, and so do the
 // warnings of a stored change (a trusted server id no registered server has) until it is edited.
 // Trusted servers suggests the registered server ids, as the spawn drawer does for audiences.
+// Usage limits are a list of small forms (usage-limits-editor.tsx) whose issues are keyed by the
+// limit's field (`limits[1].maxCalls`, formFieldOf).
 import {
   Alert,
   Button,
@@ -33,6 +35,7 @@ import {
   type GatewayPolicyForm,
 } from './gateway-policy-fields.ts';
 import { GatewayPolicyQuery, UpdateGatewayPolicyMutation } from './operations.ts';
+import { UsageLimitsEditor } from './usage-limits-editor.tsx';
 
 type FieldErrors = Partial<Record<string, string>>;
 
@@ -86,6 +89,15 @@ export function GatewayPolicyTab() {
     setForm((current) => (current ? { ...current, [field]: value } : current));
     setErrors((current) => ({ ...current, [field]: undefined }));
     setWarnings((current) => ({ ...current, [field]: undefined }));
+  };
+  const setLimits = (limits: GatewayPolicyForm['limits'], stale: readonly string[] | null) => {
+    setForm((current) => (current ? { ...current, limits } : current));
+    const isStale = (key: string) =>
+      stale === null ? key === 'limits' || key.startsWith('limits[') : stale.includes(key);
+    const keep = (current: FieldErrors) =>
+      Object.fromEntries(Object.entries(current).filter(([key]) => !isStale(key)));
+    setErrors(keep);
+    setWarnings(keep);
   };
   const input = changedFields(stored, form);
   const dirty = Object.keys(input).length > 0;
@@ -306,6 +318,12 @@ export function GatewayPolicyTab() {
             )}
           </SimpleGrid>
         </Fieldset>
+        <UsageLimitsEditor
+          limits={form.limits}
+          errors={errors}
+          serverIds={serverIds}
+          onChange={setLimits}
+        />
         {otherWarnings().map(([field, text]) => (
           <Alert
             key={field}

@@ -114,6 +114,17 @@ export const GatewayPolicyFields = graphql(`
     oauthMode
     toolPinning
     requireAgentIdentity
+    limits {
+      limitId
+      per
+      tools
+      servers
+      windowSeconds
+      maxCalls
+      sumArgument
+      maxSum
+      action
+    }
     updatedAt
     updatedBy
   }
