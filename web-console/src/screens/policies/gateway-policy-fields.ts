@@ -28,18 +28,14 @@ export const CHOICES = {
 export type GatewayPolicyValue = ResultOf<typeof GatewayPolicyQuery>['gatewayPolicy'];
 export type GatewayPolicyInput = VariablesOf<typeof UpdateGatewayPolicyMutation>['input'];
 
-/** Fields edited elsewhere: pinnedPolicies on the NPL tab, limits (an object list) on their own. */
-type EditedElsewhere = 'pinnedPolicies' | 'limits';
-
 /**
- * Every field of the policy but those edited elsewhere. A field of the definition that the
- * GatewayPolicyFields fragment (operations.ts) does not ask for is a compile error here.
+ * Every field of the policy but pinnedPolicies, edited on the NPL tab. A field of the definition
+ * that the GatewayPolicyFields fragment (operations.ts) does not ask for is a compile error here.
  */
-export const EDITABLE_FIELDS: readonly (Exclude<GatewayPolicyField, EditedElsewhere> &
+export const EDITABLE_FIELDS: readonly (Exclude<GatewayPolicyField, 'pinnedPolicies'> &
   keyof GatewayPolicyInput &
   keyof GatewayPolicyValue)[] = GATEWAY_POLICY_FIELD_NAMES.filter(
-  (field): field is Exclude<GatewayPolicyField, EditedElsewhere> =>
-    field !== 'pinnedPolicies' && field !== 'limits',
+  (field): field is Exclude<GatewayPolicyField, 'pinnedPolicies'> => field !== 'pinnedPolicies',
 );
 
 export type EditableField = (typeof EDITABLE_FIELDS)[number];
