@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './tests/support/sequencer.js';
 
 /**
  * The unit project: pure code (shared/, the compiled store, inspection detectors, the pipeline,
@@ -54,6 +55,8 @@ export default defineConfig({
     // One migrated PGlite template for the run, loaded by every in-memory test database.
     globalSetup: ['tests/support/global-setup.ts'],
     pool: 'forks',
+    // Longest files first, project by project (tests/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Two files at a time even on a 2-core machine (vitest's default there is one): most tests wait
     // on child processes, sockets and databases, so two overlap well, and every test waits for
     // events, never for time.
