@@ -70,6 +70,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_TESTS,
+          sequence: { groupOrder: 1 },
           setupFiles: ['tests/support/unit-guard.ts'],
           // Pure modules hold no state between files: imported once per worker, not once per file.
           isolate: false,
@@ -86,6 +87,12 @@ export default defineConfig({
           // file took the project from ~8 to ~5.3 minutes here. So a file must leave no global
           // state behind: no vi.mock, no process.env write it does not undo, no server left open.
           isolate: false,
+          // Three files at a time: most of an integration test's time is spent waiting for child
+          // processes, sockets and databases, so a third file fills the cores the other two leave
+          // idle (measured: see tests/support/sequencer.ts). The console's browsers and the unit
+          // project's pure code keep the top-level two, so they run as a second group after it.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],
         },
@@ -93,7 +100,12 @@ export default defineConfig({
       {
         extends: true,
         // One browser and gateway per file, as in integration; the module cache is shared.
-        test: { name: 'console', include: CONSOLE_TESTS, isolate: false },
+        test: {
+          name: 'console',
+          include: CONSOLE_TESTS,
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },
