@@ -61,8 +61,10 @@ export default defineConfig({
     // on child processes, sockets and databases, so two overlap well, and every test waits for
     // events, never for time.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Failure bounds only, for a machine busy with other work: on 2 cores shared with other
+    // suites, a beforeAll starting a gateway took over 60 s.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     reporters: ['default'],
     projects: [
       {
