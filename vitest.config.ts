@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './tests/support/sequencer.js';
 
 /**
  * The unit project: pure code (shared/, the compiled store, inspection detectors, the pipeline,
@@ -54,12 +55,16 @@ export default defineConfig({
     // One migrated PGlite template for the run, loaded by every in-memory test database.
     globalSetup: ['tests/support/global-setup.ts'],
     pool: 'forks',
+    // Longest files first, project by project (tests/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Two files at a time even on a 2-core machine (vitest's default there is one): most tests wait
     // on child processes, sockets and databases, so two overlap well, and every test waits for
     // events, never for time.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Failure bounds only, for a machine busy with other work: on 2 cores shared with other
+    // suites, a beforeAll starting a gateway took over 60 s.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     reporters: ['default'],
     projects: [
       {
@@ -67,6 +72,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_TESTS,
+          sequence: { groupOrder: 1 },
           setupFiles: ['tests/support/unit-guard.ts'],
           // Pure modules hold no state between files: imported once per worker, not once per file.
           isolate: false,
@@ -83,6 +89,12 @@ export default defineConfig({
           // file took the project from ~8 to ~5.3 minutes here. So a file must leave no global
           // state behind: no vi.mock, no process.env write it does not undo, no server left open.
           isolate: false,
+          // Three files at a time: most of an integration test's time is spent waiting for child
+          // processes, sockets and databases, so a third file fills the cores the other two leave
+          // idle (measured: see tests/support/sequencer.ts). The console's browsers and the unit
+          // project's pure code keep the top-level two, so they run as a second group after it.
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],
         },
@@ -90,7 +102,12 @@ export default defineConfig({
       {
         extends: true,
         // One browser and gateway per file, as in integration; the module cache is shared.
-        test: { name: 'console', include: CONSOLE_TESTS, isolate: false },
+        test: {
+          name: 'console',
+          include: CONSOLE_TESTS,
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

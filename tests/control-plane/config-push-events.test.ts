@@ -48,7 +48,7 @@ afterEach(killCliProcesses);
       ...env,
       AGENT_GATEWAY_DATA_DIR: join(dir, 'cp'),
     });
-    const cpUrl = (await controlPlane.waitForLog('ready', 60_000)).url as string;
+    const cpUrl = (await controlPlane.waitForLog('ready', 180_000)).url as string;
     const adminKey = (await readFile(join(dir, 'cp', 'admin-api-key'), 'utf8')).trim();
     db = await openDatabase({ url: postgresUrl, schema });
     const [tenant] = await db.query<{ id: string }>(
@@ -66,7 +66,7 @@ afterEach(killCliProcesses);
       ['data-plane', '--control-plane', cpUrl, '--credential-file', credentialFile],
       { ...env, AGENT_GATEWAY_DATA_DIR: join(dir, 'dp') },
     );
-    const dpUrl = (await dataPlane.waitForLog('ready', 60_000)).url as string;
+    const dpUrl = (await dataPlane.waitForLog('ready', 180_000)).url as string;
 
     const client = createClient({
       url: `${cpUrl.replace(/^http/, 'ws')}/graphql`,
@@ -115,5 +115,5 @@ afterEach(killCliProcesses);
       controlPlane.child.kill('SIGTERM');
       await Promise.all([dataPlane.exited, controlPlane.exited]);
     }
-  }, 90_000);
+  }, 400_000);
 });

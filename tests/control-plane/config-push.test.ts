@@ -55,7 +55,7 @@ if (!postgresUrl) {
       AGENT_GATEWAY_DATA_DIR: cpDir,
       AGENT_GATEWAY_PORT: port,
     });
-    const ready = await cli.waitForLog('ready', 60_000);
+    const ready = await cli.waitForLog('ready', 180_000);
     return { cli, url: ready.url as string };
   };
   const startDataPlane = async (
@@ -66,7 +66,7 @@ if (!postgresUrl) {
       // Restarted while the control plane is down, it serves its persisted snapshot after this.
       { ...env, AGENT_GATEWAY_DATA_DIR: dpDir, AGENT_GATEWAY_STARTUP_SNAPSHOT_WAIT_MS: '1000' },
     );
-    const ready = await cli.waitForLog('ready', 60_000);
+    const ready = await cli.waitForLog('ready', 180_000);
     return { cli, url: ready.url as string };
   };
   const stop = async (cli: CliProcess) => {
@@ -198,5 +198,5 @@ if (!postgresUrl) {
     await until(inspect, (status) => status === 200, 'caught up', 15_000);
     await stop(dataPlane.cli);
     await stop(controlPlane.cli);
-  }, 85_000);
+  }, 400_000);
 });

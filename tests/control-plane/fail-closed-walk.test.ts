@@ -727,7 +727,7 @@ function nextLog(
     });
     expect(await readyz(dp1)).toMatchObject({ status: 503 });
     dp1.proxy.restore();
-    await dp1.cli.waitForLog('ready', 60_000);
+    await dp1.cli.waitForLog('ready', 180_000);
     // The first request after ready is decided on the tightened policy; so is every other plane's.
     expect(await decide(dp1, 'tightened')).toMatchObject({ status: 403, decision: 'deny' });
     expect(await decide(dp3, 'tightened')).toMatchObject({ status: 403, decision: 'deny' });
@@ -748,7 +748,7 @@ function nextLog(
       [d.tenantId],
     );
     expect(allowedAfter).toEqual([]);
-  }, 120_000);
+  }, 400_000);
 
   // --- 8. the control plane stopped (last: it does not come back) ---------------------------------
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { describe } from 'vitest';
 import { type Database, openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase } from '../../storage/engine/migrations.js';
-import { PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
+import { PGLITE_EMPTY_TEMPLATE_VARIABLE, PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
 
 export const postgresUrl = process.env.DATABASE_URL || undefined;
 
@@ -40,8 +40,8 @@ export async function createTestDatabase(
   const schema = kind === 'postgres' ? uniqueSchemaName() : undefined;
   if (kind === 'postgres' && !postgresUrl) throw new Error('DATABASE_URL is not set');
   const migrate = options.migrate !== false;
-  // A migrated in-memory PGlite starts from the suite's template (pglite-template.ts).
-  const template = migrate ? process.env[PGLITE_TEMPLATE_VARIABLE] : undefined;
+  // An in-memory PGlite starts from one of the suite's templates (pglite-template.ts).
+  const template = migrate ? process.env[PGLITE_TEMPLATE_VARIABLE] : emptyPGliteTemplate();
   const db = await openDatabase(
     kind === 'postgres' ? { url: postgresUrl, schema } : { pgliteTemplate: template },
   );
@@ -56,6 +56,14 @@ export async function createTestDatabase(
       if (schema) await dropSchema(schema);
     },
   };
+}
+
+/**
+ * The suite's dump of an empty PGlite cluster (as initdb leaves it): open it instead of a new
+ * cluster where the test is not about initdb (pglite-template.ts).
+ */
+export function emptyPGliteTemplate(): string | undefined {
+  return process.env[PGLITE_EMPTY_TEMPLATE_VARIABLE];
 }
 
 export async function dropSchema(schema: string): Promise<void> {

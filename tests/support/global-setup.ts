@@ -1,6 +1,6 @@
 // Once per `vitest run`, before any test process starts:
-// - builds (or finds) the migrated PGlite template (pglite-template.ts) and hands its path to the
-//   test processes, which inherit this environment;
+// - builds (or finds) the PGlite templates, migrated and empty (pglite-template.ts), and hands
+//   their paths to the test processes, which inherit this environment;
 // - rebuilds `dist/` when a gateway source is newer than the built CLI, so the CLI tests, which
 //   run `dist/cli/main.js` as users do (cli-process.ts), never test stale code.
 import { execFile } from 'node:child_process';
@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CLI_ENTRY, REPO_ROOT } from './cli-process.js';
-import { ensurePGliteTemplate, PGLITE_TEMPLATE_VARIABLE } from './pglite-template.js';
+import {
+  ensurePGliteTemplates,
+  PGLITE_EMPTY_TEMPLATE_VARIABLE,
+  PGLITE_TEMPLATE_VARIABLE,
+} from './pglite-template.js';
 
 /** The folders `tsconfig.build.json` compiles into dist/. */
 const SOURCE_FOLDERS = [
@@ -24,8 +28,9 @@ const SOURCE_FOLDERS = [
 ];
 
 export default async function setup(): Promise<void> {
-  const [template] = await Promise.all([ensurePGliteTemplate(tmpdir()), ensureBuilt()]);
-  process.env[PGLITE_TEMPLATE_VARIABLE] = template;
+  const [templates] = await Promise.all([ensurePGliteTemplates(tmpdir()), ensureBuilt()]);
+  process.env[PGLITE_TEMPLATE_VARIABLE] = templates.migrated;
+  process.env[PGLITE_EMPTY_TEMPLATE_VARIABLE] = templates.empty;
 }
 
 async function ensureBuilt(): Promise<void> {

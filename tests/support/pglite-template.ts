@@ -1,10 +1,13 @@
 // One migrated PGlite cluster per suite run, dumped to a file, so every in-memory test database
 // that needs the schema starts from it (openDatabase's `pgliteTemplate`): loading the dump takes
 // about 0.3 s where initdb plus the migrations take 3–8 s on these machines, and the suite opens
-// hundreds of such databases. Built by the vitest global setup (global-setup.ts), which hands the
-// path to the test processes in AGENT_GATEWAY_TEST_PGLITE_TEMPLATE. The file name carries a digest
-// of the migrations and of the PGlite version, so a changed migration builds a new template and a
-// stale one is never loaded.
+// hundreds of such databases. Beside it the same cluster before the migrations (the empty
+// template), for the tests of an empty database: initdb alone costs about 9 s of CPU here, the
+// template about 2. Built by the vitest global setup (global-setup.ts), which hands the paths to
+// the test processes in AGENT_GATEWAY_TEST_PGLITE_TEMPLATE and
+// AGENT_GATEWAY_TEST_PGLITE_EMPTY_TEMPLATE. The file names carry a digest of the PGlite version
+// (and of the migrations), so a changed migration builds a new template and a stale one is never
+// loaded.
 import { createHash, randomBytes } from 'node:crypto';
 import { access, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -14,40 +17,63 @@ import { openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase, readMigrations } from '../../storage/engine/migrations.js';
 
 export const PGLITE_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_TEMPLATE';
+export const PGLITE_EMPTY_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_EMPTY_TEMPLATE';
 
-/** The path of the template for the current migrations, built in `directory` when missing. */
-export async function ensurePGliteTemplate(directory: string): Promise<string> {
+export interface PGliteTemplates {
+  /** Every migration applied. */
+  readonly migrated: string;
+  /** A cluster as initdb leaves it. */
+  readonly empty: string;
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** The paths of the templates for the current migrations, built in `directory` when missing. */
+export async function ensurePGliteTemplates(directory: string): Promise<PGliteTemplates> {
   const migrations = await readMigrations();
   // The package exports no package.json: read it beside the resolved entry (…/dist/index.js).
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
   const manifest = join(entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`)), 'package.json');
   const pgliteVersion = (JSON.parse(await readFile(manifest, 'utf8')) as { version: string })
     .version;
-  const digest = createHash('sha256')
-    .update(pgliteVersion)
-    .update(migrations.map((m) => `${m.name}:${m.checksum}`).join('\n'))
-    .digest('hex')
-    .slice(0, 16);
-  const path = join(directory, `agent-gateway-pglite-template-${digest}.tar`);
-  if (
-    await access(path).then(
-      () => true,
-      () => false,
-    )
-  )
-    return path;
+  const digest = (...parts: string[]) =>
+    createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
+  const migrationList = migrations.map((m) => `${m.name}:${m.checksum}`).join('\n');
+  const templates: PGliteTemplates = {
+    migrated: join(
+      directory,
+      `agent-gateway-pglite-template-${digest(pgliteVersion, migrationList)}.tar`,
+    ),
+    empty: join(directory, `agent-gateway-pglite-empty-${digest(pgliteVersion)}.tar`),
+  };
+  const [hasMigrated, hasEmpty] = await Promise.all([
+    exists(templates.migrated),
+    exists(templates.empty),
+  ]);
+  if (hasMigrated && hasEmpty) return templates;
   const pglite = await PGlite.create();
   const db = await openDatabase({ pglite, maxConnections: 1 });
   try {
-    await migrateDatabase(db, migrations);
-    const dump = await pglite.dumpDataDir('none');
-    // Written aside and renamed: a concurrent run never loads half a file.
-    const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
-    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
-    await rename(partial, path);
+    if (!hasEmpty) await writeDump(pglite, templates.empty);
+    if (!hasMigrated) {
+      await migrateDatabase(db, migrations);
+      await writeDump(pglite, templates.migrated);
+    }
   } finally {
     await db.close();
     await pglite.close().catch(() => {});
   }
-  return path;
+  return templates;
+}
+
+async function writeDump(pglite: PGlite, path: string): Promise<void> {
+  const dump = await pglite.dumpDataDir('none');
+  // Written aside and renamed: a concurrent run never loads half a file.
+  const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
+  await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+  await rename(partial, path);
 }

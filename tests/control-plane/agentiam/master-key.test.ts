@@ -54,7 +54,7 @@ describe('the master key of agent-gateway start', () => {
 
   it('is made as <dataDir>/master-key (0600) on first start and seals the CA key of the first issue', async () => {
     const gateway = runCli(['start'], env());
-    const ready = await gateway.waitForLog('ready', 60_000);
+    const ready = await gateway.waitForLog('ready', 180_000);
     const url = ready.url as string;
     const adminKey = KEY_LINE.exec(await gateway.waitForStderr(KEY_LINE))?.[1] as string;
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
@@ -92,7 +92,7 @@ describe('the master key of agent-gateway start', () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  }, 400_000);
 
   it('refuses to start with another key in AGENT_GATEWAY_MASTER_KEY: MASTER_KEY_MISMATCH', async () => {
     const result = await runCliToEnd(
@@ -104,7 +104,7 @@ describe('the master key of agent-gateway start', () => {
     expect(line).toContain('AGENT_GATEWAY_MASTER_KEY');
     expect(line).toContain(sealedKeyId);
     expect(logLine(result.stdout, 'ready')).toBeUndefined();
-  }, 90_000);
+  }, 400_000);
 
   it('refuses to start with another key in the key file: MASTER_KEY_MISMATCH naming the file', async () => {
     const original = await readFile(keyFile, 'utf8');
@@ -116,23 +116,23 @@ describe('the master key of agent-gateway start', () => {
     } finally {
       await writeFile(keyFile, original, { mode: 0o600 });
     }
-  }, 90_000);
+  }, 400_000);
 
   it('starts with the same key given as AGENT_GATEWAY_MASTER_KEY', async () => {
     const key = (await readFile(keyFile, 'utf8')).trim();
     const gateway = runCli(['start'], env({ AGENT_GATEWAY_MASTER_KEY: key }));
-    await gateway.waitForLog('ready', 60_000);
+    await gateway.waitForLog('ready', 180_000);
     expect(logLine(gateway.stdout, 'master key opened')).toMatchObject({
       source: 'AGENT_GATEWAY_MASTER_KEY',
       sealedKeys: 1,
     });
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
-  }, 90_000);
+  }, 400_000);
 
   it('refuses a malformed AGENT_GATEWAY_MASTER_KEY before anything starts: MASTER_KEY_INVALID', async () => {
     const result = await runCliToEnd(['start'], env({ AGENT_GATEWAY_MASTER_KEY: 'not-a-key' }));
     expect(result.code).toBe(1);
     expect(oneErrorLine(result.stderr, 'MASTER_KEY_INVALID')).toContain('AGENT_GATEWAY_MASTER_KEY');
-  }, 60_000);
+  }, 400_000);
 });

@@ -50,13 +50,13 @@ if (!postgresUrl) {
     );
     expect(registered.code, registered.stderr.join('\n')).toBe(0);
     const controlPlane = runCli(['control-plane'], { ...env, AGENT_GATEWAY_DATA_DIR: cpDir });
-    const cpUrl = (await controlPlane.waitForLog('ready', 60_000)).url as string;
+    const cpUrl = (await controlPlane.waitForLog('ready', 180_000)).url as string;
     const startDataPlane = async () => {
       const cli = runCli(
         ['data-plane', '--control-plane', cpUrl, '--credential-file', credentialFile],
         { ...env, AGENT_GATEWAY_DATA_DIR: dpDir },
       );
-      const url = (await cli.waitForLog('ready', 60_000)).url as string;
+      const url = (await cli.waitForLog('ready', 180_000)).url as string;
       return { cli, url };
     };
 
@@ -86,5 +86,5 @@ if (!postgresUrl) {
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(jwk);
     expect(await db.query('select id from token_signing_keys')).toEqual([{ id: kid }]);
     expect(await jwks(dataPlane.url)).toContain(kid);
-  }, 90_000);
+  }, 400_000);
 });

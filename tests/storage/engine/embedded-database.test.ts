@@ -13,6 +13,7 @@ import { openDatabase } from '../../../storage/engine/database.js';
 import { startEmbeddedServer } from '../../../storage/engine/embedded-server.js';
 import { migrateDatabase } from '../../../storage/engine/migrations.js';
 import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
+import { emptyPGliteTemplate } from '../../support/databases.js';
 import { createTenant, exportAll } from '../fixtures/audit.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -32,9 +33,10 @@ const exists = (path: string) =>
     () => false,
   );
 
-describe('the embedded database', () => {
+// Two tests make a data directory with initdb (seconds of CPU each): room for a busy machine.
+describe('the embedded database', { timeout: 120_000 }, () => {
   it('runs its queries off the main thread: a timer fires while a query runs', async () => {
-    const db = await openDatabase({});
+    const db = await openDatabase({ pgliteTemplate: emptyPGliteTemplate() });
     cleanups.push(() => db.close());
     const order: string[] = [];
     const query = db.query('select pg_sleep(0.5)').then(() => order.push('query'));
@@ -94,7 +96,10 @@ describe('the embedded database', () => {
   });
 
   it('reports a worker that died as STORAGE_EMBEDDED_STOPPED, not as a bare socket error', async () => {
-    const server = await startEmbeddedServer({ maxConnections: 2 });
+    const server = await startEmbeddedServer({
+      maxConnections: 2,
+      template: emptyPGliteTemplate(),
+    });
     cleanups.push(() => server.close());
     const client = new pg.Client({ host: server.host, port: server.port, user: 'postgres' });
     client.on('error', () => {});

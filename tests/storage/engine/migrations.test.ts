@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../storage/engine/database.js';
@@ -11,6 +12,7 @@ import { openSchemaDiffer } from '../../../storage/engine/schema-engine.js';
 import {
   createTestDatabase,
   describeEachDatabase,
+  emptyPGliteTemplate,
   postgresUrl,
   type TestDatabase,
 } from '../../support/databases.js';
@@ -34,7 +36,10 @@ describe('the migrations', () => {
   });
 
   it('produce exactly the database prisma/schema.prisma describes (PGlite)', async () => {
-    const client = await PGlite.create();
+    // An empty cluster, from the suite's dump of one (initdb is not what is tested here).
+    const client = await PGlite.create({
+      loadDataDir: new Blob([await readFile(emptyPGliteTemplate() as string)]),
+    });
     const db = await openDatabase({ pglite: client });
     try {
       await migrateDatabase(db);
