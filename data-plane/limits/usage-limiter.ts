@@ -11,7 +11,9 @@
 // exact, a client within the limit is never refused (a refusal always comes from the database),
 // and across N processes at most N × slice calls are allowed that no other process saw, where
 // slice = max(1, ⌊maxCalls / 10 / N⌋): the overshoot is at most max(10 % of maxCalls, N calls).
-// N is the number of registered, unrevoked data planes (at least 1), read from the database.
+// N is the number of registered, unrevoked data planes (at least 1), read from the database
+// before the first counter opens (a data plane of a fleet never counts with a lone process's
+// slice, not even in its first second) and again every 30 s.
 //
 // Windows are the database's: the process keeps the offset between its clock and the database's,
 // refreshed by every exchange. Without the database, budgets refuse (fail closed), call-count
@@ -24,6 +26,7 @@ import {
   addCalls,
   type CounterKey,
   type CounterReading,
+  countDataPlanes,
   purgeEndedWindows,
   readDatabaseClock,
   readUsage,
@@ -122,7 +125,11 @@ export class UsageLimiter {
   /** Database clock minus ours, in ms; null until the first exchange. */
   #clockOffsetMs: number | null = null;
   #dataPlanes = 1;
+  /** Our clock (ms) when the number of data planes was last read. */
   #dataPlanesReadAt = 0;
+  /** The database's clock and the number of data planes, read once before the first counter. */
+  #starting: Promise<void> | null = null;
+  #started = false;
   readonly #dataPlaneCountIntervalMs: number;
   readonly #timer: NodeJS.Timeout;
   #closed = false;
@@ -303,7 +310,10 @@ export class UsageLimiter {
    * starts from the database's total, so a restarted process continues where the fleet is.
    */
   async #counterFor(call: LimitCall, limit: CompiledLimit): Promise<LocalCounter> {
-    if (this.#clockOffsetMs === null) this.#noteClock(await readDatabaseClock(this.#db));
+    if (!this.#started) {
+      this.#starting ??= this.#start();
+      await this.#starting;
+    }
     const key = keyOf(call, limit);
     const nowSeconds = (Date.now() + (this.#clockOffsetMs ?? 0)) / 1000;
     const windowStart = windowStartOf(nowSeconds, key.windowSeconds);
@@ -332,6 +342,18 @@ export class UsageLimiter {
       return await open;
     } finally {
       this.#opening.delete(id);
+    }
+  }
+
+  /** Reads the clock and N; a failure (no database) is retried by the next call. */
+  async #start(): Promise<void> {
+    try {
+      this.#noteClock(await readDatabaseClock(this.#db));
+      this.#dataPlanesReadAt = Date.now();
+      this.#dataPlanes = await countDataPlanes(this.#db);
+      this.#started = true;
+    } finally {
+      this.#starting = null;
     }
   }
 
@@ -383,6 +405,7 @@ export class UsageLimiter {
 
   #tick(): void {
     const nowMs = Date.now() + (this.#clockOffsetMs ?? 0);
+    const localMs = Date.now();
     for (const [id, counter] of this.#counters) {
       if (counter.pending > 0) {
         this.#flush(counter).catch(() => {});
@@ -391,26 +414,16 @@ export class UsageLimiter {
       const ended = (counter.windowStart + counter.key.windowSeconds) * 1000 < nowMs;
       if (ended && counter.flushing === null && counter.reserving === 0) this.#counters.delete(id);
     }
-    if (nowMs - this.#dataPlanesReadAt > this.#dataPlaneCountIntervalMs) {
-      this.#dataPlanesReadAt = nowMs;
+    if (localMs - this.#dataPlanesReadAt > this.#dataPlaneCountIntervalMs) {
+      this.#dataPlanesReadAt = localMs;
       this.#readDataPlaneCount().catch(() => {});
     }
   }
 
   async #readDataPlaneCount(): Promise<void> {
-    const rows = await this.#db.query<{ n: number }>(
-      'select count(*)::int as n from data_planes where "revokedAt" is null',
-    );
-    this.#dataPlanes = Math.max(1, rows[0]?.n ?? 1);
+    this.#dataPlanes = await countDataPlanes(this.#db);
     // Counters of windows that ended a day ago are read by nobody.
     await purgeEndedWindows(this.#db, 86_400);
-  }
-
-  /** Reads the number of data planes now (start-up; tests). */
-  async refreshDataPlaneCount(): Promise<number> {
-    this.#dataPlanesReadAt = Date.now();
-    await this.#readDataPlaneCount();
-    return this.#dataPlanes;
   }
 }
 
