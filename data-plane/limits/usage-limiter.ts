@@ -17,7 +17,10 @@
 //
 // Windows are the database's: the process keeps the offset between its clock and the database's,
 // refreshed by every exchange. Without the database, budgets refuse (fail closed), call-count
-// limits serve up to their local allowance, and calls under no limit are not affected.
+// limits serve up to their local allowance, and calls under no limit are not affected. A counter
+// the process opens while the database is away (an agent it had not counted, a new window)
+// starts from zero, a lower bound of the fleet's total, so the bound above still holds; NPL is
+// never given such an unread count as `usage` (the call is refused as the database's would be).
 import { readAmount } from '../../shared/limits/amounts.js';
 import type { LimitSubject } from '../../shared/limits/usage-limits.js';
 import { secondsToReset, windowStartOf } from '../../shared/limits/windows.js';
@@ -107,6 +110,8 @@ interface LocalCounter {
   readonly windowStart: number;
   /** The database's total at the last exchange (every process's calls). */
   known: number;
+  /** `known` came from the database (false: opened without it, from zero). */
+  read: boolean;
   /** Calls allowed here and not yet sent. */
   pending: number;
   /** Calls being added right now. */
@@ -208,7 +213,10 @@ export class UsageLimiter {
     });
     for (const limit of limits) {
       if (limit.budget) continue;
-      const counter = await this.#counterFor(call, limit);
+      const counter = await this.#counterFor(call, limit, false);
+      if (!counter.read) {
+        throw new Error(`the calls counted under ${limit.limit.limitId} could not be read`);
+      }
       const calls = counter.known + counter.pending + counter.inflight + counter.reserving;
       view[limit.limit.limitId] = { calls, callsAfter: calls + 1 };
     }
@@ -265,7 +273,7 @@ export class UsageLimiter {
 
   async #reserveCall(call: LimitCall, limit: CompiledLimit, force: boolean): Promise<LimitCheck> {
     const max = limit.limit.maxCalls as number;
-    const counter = await this.#counterFor(call, limit);
+    const counter = await this.#counterFor(call, limit, true);
     const local = counter.pending + counter.inflight + counter.reserving;
     if (force || (counter.known + local < max && local < this.#slice(max))) {
       counter.pending += 1;
@@ -307,9 +315,15 @@ export class UsageLimiter {
 
   /**
    * The counter of the call's subject in the current window (the database's clock). A new one
-   * starts from the database's total, so a restarted process continues where the fleet is.
+   * starts from the database's total, so a restarted process continues where the fleet is; when
+   * that cannot be read, from zero if `fromZero` (the reservation's local allowance), else the
+   * read's error.
    */
-  async #counterFor(call: LimitCall, limit: CompiledLimit): Promise<LocalCounter> {
+  async #counterFor(
+    call: LimitCall,
+    limit: CompiledLimit,
+    fromZero: boolean,
+  ): Promise<LocalCounter> {
     if (!this.#started) {
       this.#starting ??= this.#start();
       await this.#starting;
@@ -323,11 +337,17 @@ export class UsageLimiter {
     const opening = this.#opening.get(id);
     if (opening !== undefined) return opening;
     const open = (async () => {
-      const [reading] = await readUsage(this.#db, [key]);
+      let reading: CounterReading | undefined;
+      try {
+        [reading] = await readUsage(this.#db, [key]);
+      } catch (error) {
+        if (!fromZero) throw error;
+      }
       const counter: LocalCounter = {
         key,
         windowStart,
         known: reading && reading.windowStart === windowStart ? reading.calls : 0,
+        read: reading !== undefined,
         pending: 0,
         inflight: 0,
         reserving: 0,
@@ -433,9 +453,9 @@ export class UsageLimiter {
  * exchanges arrive in any order: the highest one seen is the newest.
  */
 function noteTotal(counter: LocalCounter, reading: CounterReading): void {
-  if (reading.windowStart === counter.windowStart && reading.calls > counter.known) {
-    counter.known = reading.calls;
-  }
+  if (reading.windowStart !== counter.windowStart) return;
+  counter.read = true;
+  if (reading.calls > counter.known) counter.known = reading.calls;
 }
 
 function keyOf(call: LimitCall, limit: CompiledLimit): CounterKey {
