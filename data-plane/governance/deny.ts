@@ -1,8 +1,10 @@
 // Blocked calls: the deny is appended to the audit trail and durable before the answer leaves
-// (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands. A killed
-// agent's call is the exception: it is refused because its identity is revoked, an authentication
-// refusal, audited through the bounded refusal path (the first of a minute an entry of its own,
-// the rest counted: docs/security.md, "Refusal auditing"), so a poller cannot flood the trail.
+// (spec §4.1), and the answer carries the JSON-RPC error an MCP client understands; when the
+// trail cannot be written the answer is that failure, but for an unreachable usage counter
+// (answerUnaudited below). A killed agent's call is the exception: it is refused because its
+// identity is revoked, an authentication refusal, audited through the bounded refusal path (the
+// first of a minute an entry of its own, the rest counted: docs/security.md, "Refusal
+// auditing"), so a poller cannot flood the trail.
 import { AUDIT_ACTIONS, type AuditAction, type JsonObject } from '../../shared/audit/index.js';
 import type { FieldIssue } from '../../shared/errors/index.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
@@ -18,7 +20,9 @@ export async function answerDeny(
   block: Block,
 ): Promise<void> {
   const { tenant, call, inspectionId } = exchange;
-  const auditId = await auditBlock(deps, tenant, call, inspectionId, call.mode, block);
+  const auditId = await auditBlock(deps, tenant, call, inspectionId, call.mode, block).catch(
+    (error: unknown) => answerUnaudited(deps, block, error),
+  );
   return sendAnswer(
     deps,
     exchange,
@@ -34,6 +38,22 @@ export async function answerDeny(
       limit: block.limit,
     }),
   );
+}
+
+/**
+ * A deny whose entry could not be written is answered by the audit's failure (500
+ * AUDIT_WRITE_FAILED: the caller must not report it audited), except a usage counter the data
+ * plane cannot reach: that counter is on the database the trail is on, so its refusal (503
+ * LIMIT_COUNTER_UNAVAILABLE, fail closed, retryable) would otherwise never be seen. It is answered
+ * without an auditId and logged at error level with what it held, as the refusal auditor does.
+ */
+function answerUnaudited(deps: InspectDependencies, block: Block, error: unknown): undefined {
+  if (block.code !== 'LIMIT_COUNTER_UNAVAILABLE') throw error;
+  deps.logger.error(
+    { err: error, reasonCode: block.code, detail: block.message },
+    'audit of a refusal failed: answered without an audit entry',
+  );
+  return undefined;
 }
 
 /** A body that is not an inspect request: audited, answered 400 MCP_MALFORMED_RPC. */

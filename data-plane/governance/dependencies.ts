@@ -24,7 +24,7 @@ export type AccessTokenMinter = (input: {
 
 export interface InspectDependencies {
   /** Where decision lines go (exchange.ts). */
-  readonly logger: Pick<Logger, 'info' | 'debug' | 'isLevelEnabled'>;
+  readonly logger: Pick<Logger, 'info' | 'debug' | 'error' | 'isLevelEnabled'>;
   readonly store: SnapshotStore;
   readonly db: Database;
   readonly audit: Pick<AuditWriter, 'append'>;

@@ -11,11 +11,16 @@
 // exact, a client within the limit is never refused (a refusal always comes from the database),
 // and across N processes at most N × slice calls are allowed that no other process saw, where
 // slice = max(1, ⌊maxCalls / 10 / N⌋): the overshoot is at most max(10 % of maxCalls, N calls).
-// N is the number of registered, unrevoked data planes (at least 1), read from the database.
+// N is the number of registered, unrevoked data planes (at least 1), read from the database
+// before the first counter opens (a data plane of a fleet never counts with a lone process's
+// slice, not even in its first second) and again every 30 s.
 //
 // Windows are the database's: the process keeps the offset between its clock and the database's,
 // refreshed by every exchange. Without the database, budgets refuse (fail closed), call-count
-// limits serve up to their local allowance, and calls under no limit are not affected.
+// limits serve up to their local allowance, and calls under no limit are not affected. A counter
+// the process opens while the database is away (an agent it had not counted, a new window)
+// starts from zero, a lower bound of the fleet's total, so the bound above still holds; NPL is
+// never given such an unread count as `usage` (the call is refused as the database's would be).
 import { readAmount } from '../../shared/limits/amounts.js';
 import type { LimitSubject } from '../../shared/limits/usage-limits.js';
 import { secondsToReset, windowStartOf } from '../../shared/limits/windows.js';
@@ -24,6 +29,7 @@ import {
   addCalls,
   type CounterKey,
   type CounterReading,
+  countDataPlanes,
   purgeEndedWindows,
   readDatabaseClock,
   readUsage,
@@ -104,6 +110,8 @@ interface LocalCounter {
   readonly windowStart: number;
   /** The database's total at the last exchange (every process's calls). */
   known: number;
+  /** `known` came from the database (false: opened without it, from zero). */
+  read: boolean;
   /** Calls allowed here and not yet sent. */
   pending: number;
   /** Calls being added right now. */
@@ -122,7 +130,11 @@ export class UsageLimiter {
   /** Database clock minus ours, in ms; null until the first exchange. */
   #clockOffsetMs: number | null = null;
   #dataPlanes = 1;
+  /** Our clock (ms) when the number of data planes was last read. */
   #dataPlanesReadAt = 0;
+  /** The database's clock and the number of data planes, read once before the first counter. */
+  #starting: Promise<void> | null = null;
+  #started = false;
   readonly #dataPlaneCountIntervalMs: number;
   readonly #timer: NodeJS.Timeout;
   #closed = false;
@@ -201,7 +213,10 @@ export class UsageLimiter {
     });
     for (const limit of limits) {
       if (limit.budget) continue;
-      const counter = await this.#counterFor(call, limit);
+      const counter = await this.#counterFor(call, limit, false);
+      if (!counter.read) {
+        throw new Error(`the calls counted under ${limit.limit.limitId} could not be read`);
+      }
       const calls = counter.known + counter.pending + counter.inflight + counter.reserving;
       view[limit.limit.limitId] = { calls, callsAfter: calls + 1 };
     }
@@ -258,7 +273,7 @@ export class UsageLimiter {
 
   async #reserveCall(call: LimitCall, limit: CompiledLimit, force: boolean): Promise<LimitCheck> {
     const max = limit.limit.maxCalls as number;
-    const counter = await this.#counterFor(call, limit);
+    const counter = await this.#counterFor(call, limit, true);
     const local = counter.pending + counter.inflight + counter.reserving;
     if (force || (counter.known + local < max && local < this.#slice(max))) {
       counter.pending += 1;
@@ -300,10 +315,19 @@ export class UsageLimiter {
 
   /**
    * The counter of the call's subject in the current window (the database's clock). A new one
-   * starts from the database's total, so a restarted process continues where the fleet is.
+   * starts from the database's total, so a restarted process continues where the fleet is; when
+   * that cannot be read, from zero if `fromZero` (the reservation's local allowance), else the
+   * read's error.
    */
-  async #counterFor(call: LimitCall, limit: CompiledLimit): Promise<LocalCounter> {
-    if (this.#clockOffsetMs === null) this.#noteClock(await readDatabaseClock(this.#db));
+  async #counterFor(
+    call: LimitCall,
+    limit: CompiledLimit,
+    fromZero: boolean,
+  ): Promise<LocalCounter> {
+    if (!this.#started) {
+      this.#starting ??= this.#start();
+      await this.#starting;
+    }
     const key = keyOf(call, limit);
     const nowSeconds = (Date.now() + (this.#clockOffsetMs ?? 0)) / 1000;
     const windowStart = windowStartOf(nowSeconds, key.windowSeconds);
@@ -313,11 +337,17 @@ export class UsageLimiter {
     const opening = this.#opening.get(id);
     if (opening !== undefined) return opening;
     const open = (async () => {
-      const [reading] = await readUsage(this.#db, [key]);
+      let reading: CounterReading | undefined;
+      try {
+        [reading] = await readUsage(this.#db, [key]);
+      } catch (error) {
+        if (!fromZero) throw error;
+      }
       const counter: LocalCounter = {
         key,
         windowStart,
         known: reading && reading.windowStart === windowStart ? reading.calls : 0,
+        read: reading !== undefined,
         pending: 0,
         inflight: 0,
         reserving: 0,
@@ -332,6 +362,18 @@ export class UsageLimiter {
       return await open;
     } finally {
       this.#opening.delete(id);
+    }
+  }
+
+  /** Reads the clock and N; a failure (no database) is retried by the next call. */
+  async #start(): Promise<void> {
+    try {
+      this.#noteClock(await readDatabaseClock(this.#db));
+      this.#dataPlanesReadAt = Date.now();
+      this.#dataPlanes = await countDataPlanes(this.#db);
+      this.#started = true;
+    } finally {
+      this.#starting = null;
     }
   }
 
@@ -383,6 +425,7 @@ export class UsageLimiter {
 
   #tick(): void {
     const nowMs = Date.now() + (this.#clockOffsetMs ?? 0);
+    const localMs = Date.now();
     for (const [id, counter] of this.#counters) {
       if (counter.pending > 0) {
         this.#flush(counter).catch(() => {});
@@ -391,26 +434,16 @@ export class UsageLimiter {
       const ended = (counter.windowStart + counter.key.windowSeconds) * 1000 < nowMs;
       if (ended && counter.flushing === null && counter.reserving === 0) this.#counters.delete(id);
     }
-    if (nowMs - this.#dataPlanesReadAt > this.#dataPlaneCountIntervalMs) {
-      this.#dataPlanesReadAt = nowMs;
+    if (localMs - this.#dataPlanesReadAt > this.#dataPlaneCountIntervalMs) {
+      this.#dataPlanesReadAt = localMs;
       this.#readDataPlaneCount().catch(() => {});
     }
   }
 
   async #readDataPlaneCount(): Promise<void> {
-    const rows = await this.#db.query<{ n: number }>(
-      'select count(*)::int as n from data_planes where "revokedAt" is null',
-    );
-    this.#dataPlanes = Math.max(1, rows[0]?.n ?? 1);
+    this.#dataPlanes = await countDataPlanes(this.#db);
     // Counters of windows that ended a day ago are read by nobody.
     await purgeEndedWindows(this.#db, 86_400);
-  }
-
-  /** Reads the number of data planes now (start-up; tests). */
-  async refreshDataPlaneCount(): Promise<number> {
-    this.#dataPlanesReadAt = Date.now();
-    await this.#readDataPlaneCount();
-    return this.#dataPlanes;
   }
 }
 
@@ -420,9 +453,9 @@ export class UsageLimiter {
  * exchanges arrive in any order: the highest one seen is the newest.
  */
 function noteTotal(counter: LocalCounter, reading: CounterReading): void {
-  if (reading.windowStart === counter.windowStart && reading.calls > counter.known) {
-    counter.known = reading.calls;
-  }
+  if (reading.windowStart !== counter.windowStart) return;
+  counter.read = true;
+  if (reading.calls > counter.known) counter.known = reading.calls;
 }
 
 function keyOf(call: LimitCall, limit: CompiledLimit): CounterKey {

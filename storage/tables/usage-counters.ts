@@ -197,6 +197,14 @@ export async function purgeEndedWindows(db: SqlExecutor, keepSeconds: number): P
   return rows[0]?.n ?? 0;
 }
 
+/** N of a data plane's local allowance: the registered, unrevoked data planes, at least 1. */
+export async function countDataPlanes(db: SqlExecutor): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    'select count(*)::int as n from data_planes where "revokedAt" is null',
+  );
+  return Math.max(1, rows[0]?.n ?? 1);
+}
+
 /** The database's clock, epoch seconds with fractions. */
 export async function readDatabaseClock(db: SqlExecutor): Promise<number> {
   const rows = await db.query<{ now: string | number }>('select extract(epoch from now()) as now');

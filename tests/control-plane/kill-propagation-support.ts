@@ -1,8 +1,10 @@
 // A split deployment for the fail-closed walk (fail-closed-walk.test.ts) and the kill bench: one `agent-gateway control-plane`
 // and N `agent-gateway data-plane` processes (the real CLI), sharing one PostgreSQL schema, each
 // data plane reaching the control plane through a TCP proxy the test controls (cut: connections
-// closed and refused; freeze: connections kept but silent). Also an MCP SDK upstream whose `block`
-// tool answers only when its caller goes away, and reports that it saw the connection close.
+// closed and refused; freeze: connections kept but silent) and, with `databaseProxy`, reaching
+// PostgreSQL through another (the usage-limits fleet test cuts one data plane's database). Also
+// an MCP SDK upstream whose `block` tool answers only when its caller goes away, and reports that
+// it saw the connection close.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -121,7 +123,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+export async function startTcpProxy(
+  targetPort: number,
+  targetHost = '127.0.0.1',
+): Promise<TcpProxy> {
   let mode: 'open' | 'cut' | 'frozen' = 'open';
   const pairs = new Set<[Socket, Socket]>();
   const server = createTcpServer((downstream) => {
@@ -129,7 +134,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       downstream.destroy();
       return;
     }
-    const upstream = tcpConnect(targetPort, '127.0.0.1');
+    const upstream = tcpConnect(targetPort, targetHost);
     const pair: [Socket, Socket] = [downstream, upstream];
     pairs.add(pair);
     const forward = (from: Socket, to: Socket) =>
@@ -176,6 +181,8 @@ export interface DataPlaneProcess {
   readonly dir: string;
   readonly credentialFile: string;
   readonly proxy: TcpProxy;
+  /** Between this data plane and PostgreSQL (`databaseProxy` deployments only). */
+  readonly databaseProxy: TcpProxy | undefined;
   cli: CliProcess;
   url: string;
 }
@@ -208,6 +215,8 @@ export async function startSplitDeployment(options: {
   env?: NodeJS.ProcessEnv;
   /** Data planes connect to the control plane directly, not through their proxy (benches). */
   direct?: boolean;
+  /** Each data plane reaches PostgreSQL through a TCP proxy of its own, to cut its database. */
+  databaseProxy?: boolean;
 }): Promise<SplitDeployment> {
   if (!postgresUrl) throw new Error('DATABASE_URL is not set');
   const schema = uniqueSchemaName();
@@ -236,7 +245,16 @@ export async function startSplitDeployment(options: {
     const { credential } = await registerDataPlane(db, name);
     await writeFile(credentialFile, `${credential}\n`, { mode: 0o600 });
     const proxy = await startTcpProxy(cpPort);
-    dataPlanes.push({ name, dir, credentialFile, proxy, cli: undefined as never, url: '' });
+    const databaseProxy = options.databaseProxy ? await startDatabaseProxy() : undefined;
+    dataPlanes.push({
+      name,
+      dir,
+      credentialFile,
+      proxy,
+      databaseProxy,
+      cli: undefined as never,
+      url: '',
+    });
   }
   const startDataPlane = async (
     plane: DataPlaneProcess,
@@ -252,7 +270,12 @@ export async function startSplitDeployment(options: {
         '--name',
         plane.name,
       ],
-      { ...env, ...start.env, AGENT_GATEWAY_DATA_DIR: plane.dir },
+      {
+        ...env,
+        ...(plane.databaseProxy ? { DATABASE_URL: plane.databaseProxy.url } : {}),
+        ...start.env,
+        AGENT_GATEWAY_DATA_DIR: plane.dir,
+      },
     );
     const line = await plane.cli.waitForLog(start.until ?? 'ready', 90_000);
     plane.url = line.url as string;
@@ -284,6 +307,7 @@ export async function startSplitDeployment(options: {
         plane.cli?.child.kill('SIGTERM');
         await plane.cli?.exited;
         await plane.proxy.close();
+        await plane.databaseProxy?.close();
       }
       cpCli.child.kill('SIGTERM');
       await cpCli.exited;
@@ -292,6 +316,16 @@ export async function startSplitDeployment(options: {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** A TCP proxy to the PostgreSQL server of DATABASE_URL; its `url` is that URL through it. */
+async function startDatabaseProxy(): Promise<TcpProxy> {
+  const target = new URL(postgresUrl as string);
+  const proxy = await startTcpProxy(Number(target.port || 5432), target.hostname);
+  const through = new URL(target);
+  through.hostname = '127.0.0.1';
+  through.port = new URL(proxy.url).port;
+  return { ...proxy, url: through.toString() };
 }
 
 /** A unique id for a blocking call. */
