@@ -39,7 +39,10 @@ import { inspectBody, startTestGateway, type TestGateway } from '../../support/g
 import { HOLD_POLICY } from '../../support/npl-policies.js';
 import { type GraphQLAnswer, graphql, type Loose } from './support.js';
 
-/** Who the agent is, and its kill: readable by every key that reaches the agent. */
+/**
+ * Who the agent is, its kill, and what its usage limits counted (docs/limits.md: an approver of a
+ * call a limit held reads it): readable by every key that reaches the agent.
+ */
 const PUBLIC_FIELDS = [
   'id',
   'name',
@@ -53,6 +56,7 @@ const PUBLIC_FIELDS = [
   'killedReason',
   'kill',
   'parent',
+  'usage',
 ] as const;
 
 /** The agent's configuration and credentials: agents:manage only, null otherwise. */
@@ -128,6 +132,7 @@ function agentSelection(depth: number): string {
   const sub: Record<string, string> = {
     identityCredentials: '(first: 5) { edges { node { id agent { id name } } } }',
     kill: ' { killId reason }',
+    usage: ' { limitId used max }',
   };
   return Object.keys(agentType.getFields())
     .sort()
