@@ -161,7 +161,7 @@ const LimitUsageRef = builder.objectRef<LimitUsage>('LimitUsage').implement({
       resolve: (u) => u.sum ?? u.calls,
     }),
     max: t.float({
-      description: 'maxSum for a budget, else maxCalls.',
+      description: 'The maximum: maxSum for a budget, else maxCalls.',
       resolve: (u) => u.limit.maxSum ?? u.limit.maxCalls ?? 0,
     }),
     windowStartsAt: t.expose('windowStartsAt', {
@@ -199,7 +199,7 @@ const LimitHitRef = builder.objectRef<LimitHitView>('LimitHit').implement({
       description:
         'Calls (a call-count limit) or the sum (a budget) counted in the window before the call.',
     }),
-    max: t.exposeFloat('max', { description: 'maxCalls or maxSum.' }),
+    max: t.exposeFloat('max', { description: 'The maximum: maxCalls or maxSum.' }),
     requested: t.exposeFloat('requested', {
       description: 'What the call adds: 1 call, or its amount.',
     }),
