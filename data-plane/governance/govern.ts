@@ -13,7 +13,7 @@ import type { InspectDependencies } from './dependencies.js';
 import type { AgentExchange, Block, Exchange } from './exchange.js';
 import { holdOrRelease, nplHold } from './hold.js';
 import type { CallDelegation } from './identity.js';
-import { limitsOf } from './limit-checks.js';
+import { limitBlock, limitsOf } from './limit-checks.js';
 import { answerWithinLimits, usageContextOf } from './limits.js';
 import { runPipeline } from './pipeline.js';
 import { answerShadow } from './shadow.js';
@@ -82,15 +82,13 @@ async function governUnderLimits(
   try {
     usage = await usageContextOf(deps, exchange.tenant, exchange.call, limits);
   } catch (error) {
-    // The policies read usage the database cannot give: fail closed.
-    const limitId = limits[0]?.limit.limitId ?? '';
-    return answerDeny(deps, exchange, {
-      code: 'LIMIT_COUNTER_UNAVAILABLE',
-      message: formatErrorMessage('LIMIT_COUNTER_UNAVAILABLE', {
-        limitId,
-        detail: (error as Error).message,
-      }),
-    });
+    // The policies read usage the database cannot give: fail closed, as an unreachable counter.
+    const limit = limits[0] as (typeof limits)[number];
+    return answerDeny(
+      deps,
+      exchange,
+      limitBlock({ ok: false, reason: 'unavailable', limit, error: error as Error }),
+    );
   }
   return decide(deps, exchange, agent, delegation, limits, usage);
 }

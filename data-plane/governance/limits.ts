@@ -9,6 +9,7 @@
 import { formatErrorMessage } from '../../shared/errors/index.js';
 import type { NplContext } from '../../shared/npl/index.js';
 import type { CompiledLimit } from '../limits/compiled-limits.js';
+import { USAGE_ROOT } from '../limits/usage-context.js';
 import type { LimitHit } from '../limits/usage-limiter.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import { type AllowOutcome, answerAllow } from './allow.js';
@@ -31,7 +32,7 @@ export async function usageContextOf(
 ): Promise<NplContext['usage']> {
   if (limits.length === 0) return undefined;
   const named = call.policy === undefined ? undefined : tenant.policiesByUri.get(call.policy);
-  if (!tenant.pinnedReadUsage && named?.pathRoots.has('usage') !== true) return undefined;
+  if (!tenant.pinnedReadUsage && named?.pathRoots.has(USAGE_ROOT) !== true) return undefined;
   return deps.usage.view(limitCallOf(tenant, call), limits);
 }
 
