@@ -21,6 +21,9 @@ import { SqlAnalyzer } from '../../../data-plane/inspection/sql.js';
 interface BashNode {
   readonly type: string;
   readonly text?: string;
+  readonly expansion?: readonly {
+    readonly loc?: { readonly start: number; readonly end: number };
+  }[];
   readonly name?: BashNode;
   readonly prefix?: readonly BashNode[];
   readonly suffix?: readonly BashNode[];
@@ -176,10 +179,26 @@ function collectCommands(node: unknown, out: string[][]): string[][] {
   return out;
 }
 
-/** The commands a real shell would run, or null when the parser rejects the line. */
+/**
+ * Whether the parser misread a word: after a command substitution and a newline it carries that
+ * substitution over to the next command's name, at a negative offset, and then leaves the name's
+ * quotes in its text (`echo \`echo\`⏎'rm' -Rf` gives the argv `'rm' -Rf`, which no shell runs).
+ */
+function misread(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(misread);
+  if (typeof node !== 'object' || node === null) return false;
+  const n = node as BashNode;
+  if (n.type === 'Word' && n.expansion?.some(({ loc }) => loc !== undefined && loc.start < 0)) {
+    return true;
+  }
+  return Object.values(n).some(misread);
+}
+
+/** The commands a real shell would run, or null when the parser rejects or misreads the line. */
 function parseCommands(line: string): string[][] | null {
   try {
-    return collectCommands(parseBash(line), []);
+    const ast = parseBash(line);
+    return misread(ast) ? null : collectCommands(ast, []);
   } catch {
     return null;
   }
@@ -190,6 +209,18 @@ function detectCommand(line: string) {
 }
 
 describe('shell detector against a real shell parser', () => {
+  it('is not misled where the parser misreads a line (seed 2088665941)', () => {
+    const line = "echo `echo`\n'rm' --force -R";
+    // The oracle declines the line (its argv would keep the quotes); the detector reads it as a shell.
+    expect(parseCommands(line)).toBeNull();
+    expect(parseCommands("echo `echo`; 'rm' --force -R")).toEqual([
+      ['echo', '`echo`'],
+      ['echo'],
+      ['rm', '--force', '-R'],
+    ]);
+    expect(detectCommand(line)).toMatchObject({ kind: 'shell', detail: 'rm -rf' });
+  });
+
   it('fires on every line holding a command its rules call destructive', () => {
     let checked = 0;
     fc.assert(
