@@ -19,6 +19,7 @@ import { Worker } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
+import { findClusterTemplate } from './cluster-template.js';
 import {
   type PGliteWorkerCommand,
   type PGliteWorkerData,
@@ -134,6 +135,8 @@ async function serveInWorker(
     role: WORKER_ROLE,
     pgdata: dataDir === undefined ? null : join(dataDir, 'pgdata'),
     template: dataDir === undefined ? (options.template ?? null) : null,
+    // A new data directory starts from the build's empty cluster instead of running initdb.
+    clusterTemplate: dataDir === undefined ? null : await findClusterTemplate(),
     socketPath,
     maxConnections: options.maxConnections,
   };

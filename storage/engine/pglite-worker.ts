@@ -17,7 +17,8 @@
 // `open` when PGlite cannot open the data, `listen` when the socket cannot be created); on
 // `close` it stops the server, closes PGlite (writing its data out) and ends; `ping` is answered
 // with `pong`, so the parent can tell a live thread from a dead one.
-import { chmod, readFile, unlink } from 'node:fs/promises';
+import { access, chmod, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -30,6 +31,11 @@ export interface PGliteWorkerData {
   readonly pgdata: string | null;
   /** In memory: a data-directory dump to start from (storage/pglite-template.ts), or null. */
   readonly template: string | null;
+  /**
+   * On disk: the empty cluster a new `pgdata` starts from instead of initdb (cluster-template.ts),
+   * or null to run initdb. Unused once `pgdata` holds a cluster.
+   */
+  readonly clusterTemplate: string | null;
   readonly socketPath: string;
   readonly maxConnections: number;
 }
@@ -69,10 +75,7 @@ async function main(port: NonNullable<typeof parentPort>, data: PGliteWorkerData
   keepPGliteFilesPrivate();
   let db: PGlite;
   try {
-    db =
-      data.template === null
-        ? await PGlite.create(data.pgdata ?? undefined)
-        : await PGlite.create({ loadDataDir: new Blob([await readFile(data.template)]) });
+    db = await openPGlite(data);
     await db.query('select 1');
   } catch (error) {
     report({ type: 'failed', stage: 'open', reason: describeError(error) });
@@ -100,6 +103,24 @@ async function main(port: NonNullable<typeof parentPort>, data: PGliteWorkerData
     })();
   });
   report({ type: 'ready' });
+}
+
+async function openPGlite(data: PGliteWorkerData): Promise<PGlite> {
+  const dump = (path: string) => readFile(path).then((bytes) => new Blob([bytes]));
+  if (data.template !== null) return PGlite.create({ loadDataDir: await dump(data.template) });
+  if (data.pgdata === null) return PGlite.create();
+  if (data.clusterTemplate !== null && !(await hasCluster(data.pgdata))) {
+    return PGlite.create({ dataDir: data.pgdata, loadDataDir: await dump(data.clusterTemplate) });
+  }
+  return PGlite.create(data.pgdata);
+}
+
+/** PGlite's own test for an existing cluster (it refuses to load a dump over one). */
+function hasCluster(pgdata: string): Promise<boolean> {
+  return access(join(pgdata, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
 }
 
 function describeError(error: unknown): string {

@@ -3,16 +3,17 @@
 // about 0.3 s where initdb plus the migrations take 3–8 s on these machines, and the suite opens
 // hundreds of such databases. Beside it the same cluster before the migrations (the empty
 // template), for the tests of an empty database: initdb alone costs about 9 s of CPU here, the
-// template about 2. Built by the vitest global setup (global-setup.ts), which hands the paths to
+// template about 2. The empty template is the build's own dump (storage/engine/cluster-template.ts)
+// when dist/ has one for the installed PGlite, so the suite runs no initdb of its own. Built by the vitest global setup (global-setup.ts), which hands the paths to
 // the test processes in AGENT_GATEWAY_TEST_PGLITE_TEMPLATE and
 // AGENT_GATEWAY_TEST_PGLITE_EMPTY_TEMPLATE. The file names carry a digest of the PGlite version
 // (and of the migrations), so a changed migration builds a new template and a stale one is never
 // loaded.
 import { createHash, randomBytes } from 'node:crypto';
 import { access, readFile, rename, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { findClusterTemplate, pgliteVersion } from '../../storage/engine/cluster-template.js';
 import { openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase, readMigrations } from '../../storage/engine/migrations.js';
 
@@ -35,27 +36,26 @@ const exists = (path: string) =>
 /** The paths of the templates for the current migrations, built in `directory` when missing. */
 export async function ensurePGliteTemplates(directory: string): Promise<PGliteTemplates> {
   const migrations = await readMigrations();
-  // The package exports no package.json: read it beside the resolved entry (…/dist/index.js).
-  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const manifest = join(entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`)), 'package.json');
-  const pgliteVersion = (JSON.parse(await readFile(manifest, 'utf8')) as { version: string })
-    .version;
+  const version = await pgliteVersion();
+  const built = await findClusterTemplate();
   const digest = (...parts: string[]) =>
     createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
   const migrationList = migrations.map((m) => `${m.name}:${m.checksum}`).join('\n');
   const templates: PGliteTemplates = {
     migrated: join(
       directory,
-      `agent-gateway-pglite-template-${digest(pgliteVersion, migrationList)}.tar`,
+      `agent-gateway-pglite-template-${digest(version, migrationList)}.tar`,
     ),
-    empty: join(directory, `agent-gateway-pglite-empty-${digest(pgliteVersion)}.tar`),
+    empty: built ?? join(directory, `agent-gateway-pglite-empty-${digest(version)}.tar`),
   };
   const [hasMigrated, hasEmpty] = await Promise.all([
     exists(templates.migrated),
     exists(templates.empty),
   ]);
   if (hasMigrated && hasEmpty) return templates;
-  const pglite = await PGlite.create();
+  const pglite = hasEmpty
+    ? await PGlite.create({ loadDataDir: new Blob([await readFile(templates.empty)]) })
+    : await PGlite.create();
   const db = await openDatabase({ pglite, maxConnections: 1 });
   try {
     if (!hasEmpty) await writeDump(pglite, templates.empty);
