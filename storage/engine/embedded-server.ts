@@ -10,10 +10,11 @@
 // the caller holds the data directory's lock, so a socket file left by a killed process is
 // replaced. A worker that stops without being asked to (crash, out of memory) turns into
 // `failure`, a STORAGE_EMBEDDED_STOPPED error the database reports instead of a bare socket error.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
@@ -137,6 +138,7 @@ async function serveInWorker(
     template: dataDir === undefined ? (options.template ?? null) : null,
     // A new data directory starts from the build's empty cluster instead of running initdb.
     clusterTemplate: dataDir === undefined ? null : await findClusterTemplate(),
+    wasmModule: await compiledPGlite(),
     socketPath,
     maxConnections: options.maxConnections,
   };
@@ -233,13 +235,51 @@ async function serveInWorker(
   };
 }
 
+let pgliteModule: Promise<WebAssembly.Module | null> | undefined;
+
+/**
+ * PGlite's WebAssembly, compiled once per process and handed to every database thread (a module
+ * is shared between threads, not copied): a thread compiling its own spent about 1 s of CPU more
+ * per database, and the test suite opens hundreds in a few processes. Null when it cannot be
+ * compiled here: the thread then compiles it as before and reports any failure itself.
+ */
+function compiledPGlite(): Promise<WebAssembly.Module | null> {
+  pgliteModule ??= (async () => {
+    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+    return WebAssembly.compile(await readFile(join(dirname(entry), 'pglite.wasm')));
+  })().catch(() => null);
+  return pgliteModule;
+}
+
 // Built, the worker is the sibling .js file. From the TypeScript sources (tests, `tsx`) it is the
-// .ts sibling, which a thread can load only once tsx's loader is registered in it; Node 20 applies
-// `--import` loaders to a worker only after its entry module loaded, so a two-line entry registers
-// tsx (a dev dependency, present wherever the sources run) and then imports the worker.
+// built one under dist/ when that is at least as new as the worker's sources (the suite's global
+// setup rebuilds a stale dist/): a thread without tsx starts ~0.8 s of CPU sooner, and the suite
+// opens hundreds of databases. Otherwise the .ts sibling, which a thread can load only once tsx's
+// loader is registered in it; Node 20 applies `--import` loaders to a worker only after its entry
+// module loaded, so a two-line entry registers tsx (a dev dependency, present wherever the
+// sources run) and then imports the worker.
 const WORKER_URL = import.meta.url.endsWith('.ts')
-  ? sourceWorkerUrl(new URL('./pglite-worker.ts', import.meta.url))
+  ? (builtWorkerUrl() ?? sourceWorkerUrl(new URL('./pglite-worker.ts', import.meta.url)))
   : new URL('./pglite-worker.js', import.meta.url);
+
+function builtWorkerUrl(): URL | null {
+  // The modules the worker thread runs.
+  const modules = ['pglite-worker', 'pglite-file-modes', 'pglite-session-queue'];
+  const built = new URL('../../dist/storage/engine/', import.meta.url);
+  const mtime = (url: URL) => {
+    try {
+      return statSync(url).mtimeMs;
+    } catch {
+      return null;
+    }
+  };
+  for (const name of modules) {
+    const source = mtime(new URL(`./${name}.ts`, import.meta.url));
+    const output = mtime(new URL(`${name}.js`, built));
+    if (source === null || output === null || output < source) return null;
+  }
+  return new URL('pglite-worker.js', built);
+}
 
 function sourceWorkerUrl(worker: URL): URL {
   const tsxApi = createRequire(import.meta.url)

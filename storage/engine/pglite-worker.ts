@@ -36,6 +36,8 @@ export interface PGliteWorkerData {
    * or null to run initdb. Unused once `pgdata` holds a cluster.
    */
   readonly clusterTemplate: string | null;
+  /** PGlite's WebAssembly compiled by the parent (embedded-server.ts), or null to compile here. */
+  readonly wasmModule: WebAssembly.Module | null;
   readonly socketPath: string;
   readonly maxConnections: number;
 }
@@ -107,12 +109,19 @@ async function main(port: NonNullable<typeof parentPort>, data: PGliteWorkerData
 
 async function openPGlite(data: PGliteWorkerData): Promise<PGlite> {
   const dump = (path: string) => readFile(path).then((bytes) => new Blob([bytes]));
-  if (data.template !== null) return PGlite.create({ loadDataDir: await dump(data.template) });
-  if (data.pgdata === null) return PGlite.create();
-  if (data.clusterTemplate !== null && !(await hasCluster(data.pgdata))) {
-    return PGlite.create({ dataDir: data.pgdata, loadDataDir: await dump(data.clusterTemplate) });
+  const compiled = data.wasmModule === null ? {} : { pgliteWasmModule: data.wasmModule };
+  if (data.template !== null) {
+    return PGlite.create({ ...compiled, loadDataDir: await dump(data.template) });
   }
-  return PGlite.create(data.pgdata);
+  if (data.pgdata === null) return PGlite.create(compiled);
+  if (data.clusterTemplate !== null && !(await hasCluster(data.pgdata))) {
+    return PGlite.create({
+      ...compiled,
+      dataDir: data.pgdata,
+      loadDataDir: await dump(data.clusterTemplate),
+    });
+  }
+  return PGlite.create({ ...compiled, dataDir: data.pgdata });
 }
 
 /** PGlite's own test for an existing cluster (it refuses to load a dump over one). */
