@@ -2,12 +2,14 @@
 // - builds (or finds) the PGlite templates, migrated and empty (pglite-template.ts), and hands
 //   their paths to the test processes, which inherit this environment;
 // - rebuilds `dist/` when a gateway source is newer than the built CLI, so the CLI tests, which
-//   run `dist/cli/main.js` as users do (cli-process.ts), never test stale code.
+//   run `dist/cli/main.js` as users do (cli-process.ts), never test stale code, and writes the
+//   build's empty cluster dump when dist/ lacks it.
 import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { findClusterTemplate } from '../../storage/engine/cluster-template.js';
 import { CLI_ENTRY, REPO_ROOT } from './cli-process.js';
 import {
   ensurePGliteTemplates,
@@ -28,7 +30,9 @@ const SOURCE_FOLDERS = [
 ];
 
 export default async function setup(): Promise<void> {
-  const [templates] = await Promise.all([ensurePGliteTemplates(tmpdir()), ensureBuilt()]);
+  // Built first: the empty template is the build's cluster dump when there is one.
+  await ensureBuilt();
+  const templates = await ensurePGliteTemplates(tmpdir());
   process.env[PGLITE_TEMPLATE_VARIABLE] = templates.migrated;
   process.env[PGLITE_EMPTY_TEMPLATE_VARIABLE] = templates.empty;
 }
@@ -41,7 +45,21 @@ async function ensureBuilt(): Promise<void> {
   const newest = Math.max(
     ...(await Promise.all(SOURCE_FOLDERS.map((folder) => newestTs(join(REPO_ROOT, folder))))),
   );
-  if (newest <= built) return;
+  if (newest > built) await compile();
+  // The empty cluster new data directories start from (storage/engine/cluster-template.ts).
+  if ((await findClusterTemplate()) === null) {
+    console.info(
+      'no empty cluster dump in dist/: node dist/storage/engine/write-cluster-template.js',
+    );
+    await promisify(execFile)(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/storage/engine/write-cluster-template.js')],
+      { cwd: REPO_ROOT },
+    );
+  }
+}
+
+async function compile(): Promise<void> {
   // Emitted unchecked, as `npm run build` does: `npm run typecheck` checks the types.
   console.info('sources are newer than dist/: tsc -p tsconfig.build.json --noCheck');
   await promisify(execFile)(
