@@ -12,27 +12,15 @@
 // rebuild the name no longer matches and initdb runs as before. Run from the TypeScript sources
 // (tests, `npm run dev`), the dump of the last build in dist/ is used when it is there.
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-
-/** The installed @electric-sql/pglite version (its package exports no package.json). */
-export async function pgliteVersion(): Promise<string> {
-  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const manifest = join(entry.slice(0, entry.lastIndexOf(`${sep}dist${sep}`)), 'package.json');
-  return (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
-}
+import { BUILT_ENGINE_DIRECTORY, pgliteVersion } from './pglite-package.js';
 
 /** Where the build writes the dump for the installed PGlite (it may not exist). */
 export async function clusterTemplatePath(): Promise<string> {
-  const here = fileURLToPath(import.meta.url);
-  // From the sources (storage/engine/*.ts) the built dump is under dist/ at the same path.
-  const directory = here.endsWith('.ts')
-    ? join(dirname(here), '..', '..', 'dist', 'storage', 'engine')
-    : dirname(here);
-  return join(directory, `pglite-cluster-${await pgliteVersion()}.tar`);
+  return join(fileURLToPath(BUILT_ENGINE_DIRECTORY), `pglite-cluster-${await pgliteVersion()}.tar`);
 }
 
 /** The dump's path when the build wrote one for the installed PGlite, else null (run initdb). */

@@ -14,13 +14,14 @@ import { statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import { findClusterTemplate } from './cluster-template.js';
+import { BUILT_ENGINE_DIRECTORY, pgliteDistFile } from './pglite-package.js';
 import {
   type PGliteWorkerCommand,
   type PGliteWorkerData,
@@ -244,10 +245,9 @@ let pgliteModule: Promise<WebAssembly.Module | null> | undefined;
  * compiled here: the thread then compiles it as before and reports any failure itself.
  */
 function compiledPGlite(): Promise<WebAssembly.Module | null> {
-  pgliteModule ??= (async () => {
-    const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-    return WebAssembly.compile(await readFile(join(dirname(entry), 'pglite.wasm')));
-  })().catch(() => null);
+  pgliteModule ??= readFile(pgliteDistFile('pglite.wasm'))
+    .then((bytes) => WebAssembly.compile(bytes))
+    .catch(() => null);
   return pgliteModule;
 }
 
@@ -265,7 +265,6 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 function builtWorkerUrl(): URL | null {
   // The modules the worker thread runs.
   const modules = ['pglite-worker', 'pglite-file-modes', 'pglite-session-queue'];
-  const built = new URL('../../dist/storage/engine/', import.meta.url);
   const mtime = (url: URL) => {
     try {
       return statSync(url).mtimeMs;
@@ -275,10 +274,10 @@ function builtWorkerUrl(): URL | null {
   };
   for (const name of modules) {
     const source = mtime(new URL(`./${name}.ts`, import.meta.url));
-    const output = mtime(new URL(`${name}.js`, built));
+    const output = mtime(new URL(`${name}.js`, BUILT_ENGINE_DIRECTORY));
     if (source === null || output === null || output < source) return null;
   }
-  return new URL('pglite-worker.js', built);
+  return new URL('pglite-worker.js', BUILT_ENGINE_DIRECTORY);
 }
 
 function sourceWorkerUrl(worker: URL): URL {

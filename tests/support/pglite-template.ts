@@ -13,9 +13,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { access, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { findClusterTemplate, pgliteVersion } from '../../storage/engine/cluster-template.js';
+import { findClusterTemplate } from '../../storage/engine/cluster-template.js';
 import { openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase, readMigrations } from '../../storage/engine/migrations.js';
+import { pgliteVersion } from '../../storage/engine/pglite-package.js';
 
 export const PGLITE_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_TEMPLATE';
 export const PGLITE_EMPTY_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_EMPTY_TEMPLATE';

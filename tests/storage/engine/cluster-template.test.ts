@@ -10,9 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   clusterTemplatePath,
   findClusterTemplate,
-  pgliteVersion,
 } from '../../../storage/engine/cluster-template.js';
 import { openDatabase } from '../../../storage/engine/database.js';
+import { pgliteVersion } from '../../../storage/engine/pglite-package.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
