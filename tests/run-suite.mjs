@@ -1,8 +1,8 @@
 // `npm test`: the static checks (types, lints, layers, the OpenAPI document) and the test projects,
 // at the same time. They used to run one after the other, checks first: on a 2-core machine the
 // checks kept vitest waiting for over a minute while vitest itself, mostly waiting on child
-// processes, sockets and browsers, leaves a fifth of the cores idle. Now the checks fill that
-// room and the suite's wall time drops by about their length.
+// processes, sockets and browsers, leaves a fifth of the cores idle. Now the checks use that
+// room (docs/PERFORMANCE.md, "Checks beside the tests").
 //
 // vitest's output streams as it comes; each check's output is held and printed once it ends, in
 // full when it failed (at once, so a type error is seen without waiting for the tests), as one
@@ -41,20 +41,20 @@ async function run(command, args, { quiet }) {
   return { ok: code === 0, status: signal ?? code, output: Buffer.concat(chunks).toString('utf8') };
 }
 
+/** Runs the checks one after another; each answers whether it passed and its summary line. */
 async function checks() {
   const results = [];
   for (const script of CHECKS) {
     const started = performance.now();
-    const result = await run(npm, ['run', script, '--silent'], { quiet: true });
+    const { ok, status, output } = await run(npm, ['run', script, '--silent'], { quiet: true });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (result.ok) {
-      results.push(`✓ npm run ${script} (${seconds} s)`);
-    } else {
-      process.stderr.write(
-        `\n✗ npm run ${script} failed (${result.status}, ${seconds} s):\n${result.output}\n`,
-      );
-      results.push(`✗ npm run ${script} failed (${result.status}): its output is above`);
+    if (!ok) {
+      process.stderr.write(`\n✗ npm run ${script} failed (${status}, ${seconds} s):\n${output}\n`);
     }
+    const line = ok
+      ? `✓ npm run ${script} (${seconds} s)`
+      : `✗ npm run ${script} failed (${status}): its output is above`;
+    results.push({ ok, line });
   }
   return results;
 }
@@ -81,7 +81,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const [checkResults, testsPassed] = await Promise.all([checks(), tests()]);
-process.stdout.write(`\nChecks run beside the tests:\n${checkResults.join('\n')}\n`);
-const checksPassed = checkResults.every((line) => line.startsWith('✓'));
+const summary = checkResults.map(({ line }) => line).join('\n');
+process.stdout.write(`\nChecks run beside the tests:\n${summary}\n`);
+const checksPassed = checkResults.every(({ ok }) => ok);
 if (!testsPassed) process.stdout.write('✗ vitest failed: its output is above\n');
 process.exitCode = checksPassed && testsPassed ? 0 : 1;
