@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { BUILT_ENGINE_DIRECTORY, pgliteVersion } from './pglite-package.js';
+import { raiseWasmTieringBudget } from './wasm-tiering.js';
 
 /** Where the build writes the dump for the installed PGlite (it may not exist). */
 export async function clusterTemplatePath(): Promise<string> {
@@ -34,6 +35,7 @@ export async function findClusterTemplate(): Promise<string | null> {
 
 /** Runs initdb in memory and writes its dump to `path` (written aside, then renamed). */
 export async function writeClusterTemplate(path: string): Promise<void> {
+  raiseWasmTieringBudget();
   const pglite = await PGlite.create();
   try {
     const dump = await pglite.dumpDataDir('none');

@@ -29,6 +29,7 @@ import {
   servePGlite,
   WORKER_ROLE,
 } from './pglite-worker.js';
+import { raiseWasmTieringBudget } from './wasm-tiering.js';
 
 /** The port number only names the socket file (`.s.PGSQL.<port>`), as for PostgreSQL. */
 const SOCKET_PORT = 5432;
@@ -245,6 +246,7 @@ let pgliteModule: Promise<WebAssembly.Module | null> | undefined;
  * compiled here: the thread then compiles it as before and reports any failure itself.
  */
 function compiledPGlite(): Promise<WebAssembly.Module | null> {
+  raiseWasmTieringBudget();
   pgliteModule ??= readFile(pgliteDistFile('pglite.wasm'))
     .then((bytes) => WebAssembly.compile(bytes))
     .catch(() => null);

@@ -17,6 +17,7 @@ import { findClusterTemplate } from '../../storage/engine/cluster-template.js';
 import { openDatabase } from '../../storage/engine/database.js';
 import { migrateDatabase, readMigrations } from '../../storage/engine/migrations.js';
 import { pgliteVersion } from '../../storage/engine/pglite-package.js';
+import { raiseWasmTieringBudget } from '../../storage/engine/wasm-tiering.js';
 
 export const PGLITE_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_TEMPLATE';
 export const PGLITE_EMPTY_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_EMPTY_TEMPLATE';
@@ -54,6 +55,7 @@ export async function ensurePGliteTemplates(directory: string): Promise<PGliteTe
     exists(templates.empty),
   ]);
   if (hasMigrated && hasEmpty) return templates;
+  raiseWasmTieringBudget();
   const pglite = hasEmpty
     ? await PGlite.create({ loadDataDir: new Blob([await readFile(templates.empty)]) })
     : await PGlite.create();
