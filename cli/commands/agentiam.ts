@@ -6,18 +6,17 @@
 //             identity credential or the link it received) to another agent's key;
 //   proof     makes the Agent-Proof header of one inspect call.
 // Exit codes: 0 done, 1 refused (the delegation would not verify), 2 usage or I/O error.
+// The credential and proof modules (the W3C VC libraries, jose) are loaded by the command that
+// signs with them: every other command of the program, and --help, would pay about 0.5 s of CPU.
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import { writeSecretFile } from '../../runtime/secret-file.js';
-import { delegationCredentialDocument, signCredential } from '../../shared/agentiam/credentials.js';
 import { agentDid } from '../../shared/agentiam/dids.js';
-import { createDocumentLoader } from '../../shared/agentiam/document-loader.js';
 import {
   type Ed25519KeyMaterial,
   generateEd25519KeyMaterial,
   keyMaterialFromSeed,
 } from '../../shared/agentiam/ed25519-keys.js';
-import { createAgentProof } from '../../shared/agentiam/proof-of-possession.js';
 import {
   decodeEd25519PublicKey,
   isEd25519PublicKey,
@@ -145,6 +144,11 @@ export function registerAgentiamCommand(program: Command): void {
               EXIT_REFUSED,
             );
           }
+          const [{ delegationCredentialDocument, signCredential }, { createDocumentLoader }] =
+            await Promise.all([
+              import('../../shared/agentiam/credentials.js'),
+              import('../../shared/agentiam/document-loader.js'),
+            ]);
           const document = delegationCredentialDocument({
             id: `urn:uuid:${crypto.randomUUID()}`,
             tenantId: parent.tenantId,
@@ -181,6 +185,7 @@ export function registerAgentiamCommand(program: Command): void {
         const key = await readKeyFile(flags.keyFile);
         const body =
           flags.bodyFile === '-' ? await readStdin() : await readInput(flags.bodyFile, 'body');
+        const { createAgentProof } = await import('../../shared/agentiam/proof-of-possession.js');
         const jws = await createAgentProof({ key, htm: flags.method, htu: flags.url, body });
         process.stdout.write(`${jws}\n`);
       });

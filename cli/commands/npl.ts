@@ -3,125 +3,9 @@
 // way as `warning/<issue>`, and they never change the exit code.
 // Exit codes: check/hash 0 ok, 1 invalid; eval 1 on BLOCK, 0 on any other decision,
 // 2 when the input itself is unusable (unreadable or invalid policy, bad --args, bad URI).
-import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import {
-  type CompiledPolicy,
-  compilePolicy,
-  contentHash,
-  createBundledRegistry,
-  evaluatePolicy,
-  formatIssuePath,
-  loadPinnedPolicy,
-  type NplContext,
-  NplError,
-  type NplIssue,
-  type NplPolicy,
-  parsePolicyUri,
-  safeParsePolicy,
-} from '../../shared/npl/index.js';
-
-class CliInputError extends Error {
-  constructor(readonly lines: readonly string[]) {
-    super(lines.join('\n'));
-  }
-}
-
-function formatIssue(file: string, code: string, issue: NplIssue): string {
-  const where = issue.source ? `${file}:${issue.source.line}:${issue.source.column}` : file;
-  const at = issue.path.length > 0 ? ` at ${formatIssuePath(issue.path)}` : '';
-  const inCondition =
-    issue.line !== undefined && issue.column !== undefined
-      ? ` (condition ${issue.line}:${issue.column})`
-      : '';
-  const hint = issue.hint ? ` (hint: ${issue.hint})` : '';
-  return `${where}: ${code}/${issue.code}${at}${inCondition}: ${issue.message}${hint}`;
-}
-
-function errorLines(file: string, error: unknown): string[] {
-  if (error instanceof NplError) {
-    if (error.issues.length === 0) return [`${file}: ${error.code}: ${error.message}`];
-    return error.issues.map((issue) => formatIssue(file, error.code, issue));
-  }
-  const nodeError = error as NodeJS.ErrnoException;
-  if (nodeError?.code === 'ENOENT') {
-    return [`${file}: NPL_FILE_UNREADABLE: no such file (hint: check the path)`];
-  }
-  return [`${file}: NPL_FILE_UNREADABLE: ${(error as Error)?.message ?? String(error)}`];
-}
-
-interface LoadedPolicy {
-  readonly policy: NplPolicy;
-  /** The warnings, printed as lines. */
-  readonly warnings: readonly string[];
-}
-
-/** Reads and validates a policy file; the warnings of an invalid file follow its errors. */
-async function loadPolicyFile(file: string): Promise<LoadedPolicy> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CliInputError(errorLines(file, error));
-  }
-  const parsed = safeParsePolicy(text);
-  const warnings = parsed.warnings.map((issue) => formatIssue(file, 'warning', issue));
-  try {
-    if (!parsed.success) throw parsed.error;
-    compilePolicy(parsed.policy);
-    return { policy: parsed.policy, warnings };
-  } catch (error) {
-    throw new CliInputError([...errorLines(file, error), ...warnings]);
-  }
-}
-
-function printErrors(error: unknown): void {
-  if (error instanceof CliInputError) for (const line of error.lines) console.error(line);
-  else throw error;
-}
-
-interface EvalOptions {
-  policyFile?: string;
-  policyUri?: string;
-  tool: string;
-  args?: string;
-  agentRole?: string;
-  json?: boolean;
-}
-
-async function loadForEval(options: EvalOptions): Promise<CompiledPolicy> {
-  if (options.policyFile !== undefined) {
-    return compilePolicy((await loadPolicyFile(options.policyFile)).policy);
-  }
-  const uri = options.policyUri;
-  if (uri === undefined) {
-    throw new CliInputError([
-      'npl eval: NPL_USAGE: give --policy-file <file> or --policy-uri <svc://name@x.y.z>',
-    ]);
-  }
-  try {
-    parsePolicyUri(uri);
-  } catch (error) {
-    throw new CliInputError(errorLines(uri, error));
-  }
-  return loadPinnedPolicy(createBundledRegistry(), uri);
-}
-
-function parseArgs(json: string | undefined): Record<string, unknown> | undefined {
-  if (json === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (error) {
-    throw new CliInputError([
-      `--args: NPL_INVALID_ARGS: not JSON: ${(error as Error).message} (hint: quote it, e.g. --args '{"amount": 5}')`,
-    ]);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new CliInputError(['--args: NPL_INVALID_ARGS: must be a JSON object']);
-  }
-  return value as Record<string, unknown>;
-}
+// Type only: the commands' code (and the NPL engine) is loaded when one runs, so --help stays fast.
+import type { EvalOptions } from './npl-run.js';
 
 export function registerNplCommand(program: Command): void {
   const npl = program
@@ -135,20 +19,8 @@ export function registerNplCommand(program: Command): void {
     )
     .argument('<file...>', 'policy documents to check')
     .action(async (files: string[]) => {
-      let failed = false;
-      for (const file of files) {
-        try {
-          const { policy, warnings } = await loadPolicyFile(file);
-          console.log(
-            `${file}: ok (${policy.policyName}@${policy.version}, ${policy.rules.length} rules)`,
-          );
-          for (const line of warnings) console.log(line);
-        } catch (error) {
-          failed = true;
-          printErrors(error);
-        }
-      }
-      if (failed) process.exitCode = 1;
+      const { runNplCheck } = await import('./npl-run.js');
+      await runNplCheck(files);
     });
 
   npl
@@ -168,26 +40,8 @@ export function registerNplCommand(program: Command): void {
     .option('--agent-role <role>', 'agent role (agentRole)')
     .option('--json', 'print the decision as JSON')
     .action(async (options: EvalOptions) => {
-      try {
-        const compiled = await loadForEval(options);
-        const args = parseArgs(options.args);
-        const ctx: NplContext = {
-          tool: args === undefined ? { name: options.tool } : { name: options.tool, args },
-          ...(args === undefined ? {} : { args }),
-          ...(options.agentRole === undefined ? {} : { agentRole: options.agentRole }),
-        };
-        const decision = evaluatePolicy(compiled, ctx);
-        if (options.json) console.log(JSON.stringify(decision));
-        else {
-          console.log(
-            `${decision.action} ${decision.ruleId} (${decision.alertSeverity}) ${decision.policyUri}: ${decision.reason}`,
-          );
-        }
-        process.exitCode = decision.action === 'BLOCK' ? 1 : 0;
-      } catch (error) {
-        printErrors(error);
-        process.exitCode = 2;
-      }
+      const { runNplEval } = await import('./npl-run.js');
+      await runNplEval(options);
     });
 
   npl
@@ -195,12 +49,7 @@ export function registerNplCommand(program: Command): void {
     .description('Print the content hash (SHA-256 of canonical JSON) of a policy document.')
     .argument('<file>', 'policy document (YAML or JSON)')
     .action(async (file: string) => {
-      try {
-        const { policy } = await loadPolicyFile(file);
-        console.log(`${contentHash(policy)}  ${file}`);
-      } catch (error) {
-        printErrors(error);
-        process.exitCode = 1;
-      }
+      const { runNplHash } = await import('./npl-run.js');
+      await runNplHash(file);
     });
 }

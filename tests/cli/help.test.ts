@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../cli/program.js';
@@ -41,4 +45,54 @@ describe('--help', () => {
       for (const { name } of Object.values(SETTINGS)) expect(text).toContain(name);
     },
   );
+});
+
+// A command's code is loaded when it runs (cli/commands/*-run.ts and the imports inside actions):
+// --help and every other command must not pay for the gateway, the NPL engine or the W3C VC
+// libraries, about 0.5 s of CPU per process before the split.
+describe('what a command loads', () => {
+  const recorder = fileURLToPath(new URL('../support/record-module-loads.mjs', import.meta.url));
+  const HEAVY = [
+    '/runtime/start-gateway.js',
+    '/shared/npl/',
+    '/shared/agentiam/credentials.js',
+    '/shared/agentiam/proof-of-possession.js',
+    '/node_modules/fastify/',
+    '/node_modules/graphql/',
+    '/node_modules/@digitalbazaar/',
+    '/node_modules/jose/',
+  ];
+
+  async function loadedBy(args: readonly string[]): Promise<{ code: number; urls: string[] }> {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-gateway-modules-'));
+    const log = join(dir, 'modules.log');
+    await writeFile(log, '');
+    try {
+      const { code } = await runCliToEnd(args, {
+        NODE_OPTIONS: `--import=${recorder}`,
+        AGENT_GATEWAY_TEST_MODULE_LOG: log,
+      });
+      return { code, urls: (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const heavyIn = (urls: readonly string[]) => [
+    ...new Set(urls.filter((url) => HEAVY.some((part) => url.includes(part)))),
+  ];
+
+  it('--help, of the program and of its commands, loads none of the heavy modules', async () => {
+    for (const args of [['--help'], ['agentiam', '--help'], ['npl', 'eval', '--help']]) {
+      const { code, urls } = await loadedBy(args);
+      expect(code).toBe(0);
+      expect(urls.some((url) => url.endsWith('/dist/cli/program.js'))).toBe(true);
+      expect(heavyIn(urls), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('a command that needs the NPL engine loads it (the recorder sees it)', async () => {
+    const { code, urls } = await loadedBy(['npl', 'check', 'examples/policies/no-such-file.yaml']);
+    expect(code).toBe(1);
+    expect(heavyIn(urls).some((url) => url.includes('/shared/npl/'))).toBe(true);
+  });
 });
