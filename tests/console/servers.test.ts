@@ -85,7 +85,6 @@ describeInBrowser('operator console: MCP servers', () => {
       { mockResults: '{"echo": {"content": [{"type": "text", "text": "mocked"}]}}' },
       'Save changes',
     );
-    console.log('DBG', JSON.stringify(await page.getByRole('dialog').innerHTML()).slice(-1500));
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     const read = await graphql<{ mcpServers: { serverId: string; mockResults: unknown }[] }>(
       gateway.url,
