@@ -19,7 +19,7 @@ import { migrateDatabase, readMigrations } from '../../storage/engine/migrations
 import { pgliteVersion } from '../../storage/engine/pglite-package.js';
 import { raiseWasmTieringBudget } from '../../storage/engine/wasm-tiering.js';
 
-/** In the migrated template's name: a template written before it had the template databases. */
+/** In the migrated template's name, so a cached template that still has them is not loaded. */
 const TEMPLATE_FORMAT = 'without template0 and template1';
 
 export const PGLITE_TEMPLATE_VARIABLE = 'AGENT_GATEWAY_TEST_PGLITE_TEMPLATE';
