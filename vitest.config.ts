@@ -57,10 +57,14 @@ export default defineConfig({
     pool: 'forks',
     // Longest files first, project by project (tests/support/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
-    // Two files at a time even on a 2-core machine (vitest's default there is one): most tests wait
-    // on child processes, sockets and databases, so two overlap well, and every test waits for
-    // events, never for time.
-    maxWorkers: 2,
+    // Three files at a time on a 2-core machine (vitest's default there is one): most of an
+    // integration test's time is spent waiting for child processes, sockets, databases and
+    // browsers, so a third file fills the cores the other two leave idle (measured: see
+    // tests/support/sequencer.ts), and every test waits for events, never for time. One number
+    // for every project: vitest runs projects of one `sequence.groupOrder` in one pool only when
+    // their maxWorkers agree, and one pool is what keeps the console's browsers from being the
+    // run's tail (sequencer.ts).
+    maxWorkers: 3,
     // Failure bounds only, for a machine busy with other work: on 2 cores shared with other
     // suites, a beforeAll starting a gateway took over 60 s.
     testTimeout: 60_000,
@@ -72,7 +76,6 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_TESTS,
-          sequence: { groupOrder: 1 },
           setupFiles: ['tests/support/unit-guard.ts'],
           // Pure modules hold no state between files: imported once per worker, not once per file.
           isolate: false,
@@ -89,12 +92,6 @@ export default defineConfig({
           // file took the project from ~8 to ~5.3 minutes here. So a file must leave no global
           // state behind: no vi.mock, no process.env write it does not undo, no server left open.
           isolate: false,
-          // Three files at a time: most of an integration test's time is spent waiting for child
-          // processes, sockets and databases, so a third file fills the cores the other two leave
-          // idle (measured: see tests/support/sequencer.ts). The console's browsers and the unit
-          // project's pure code keep the top-level two, so they run as a second group after it.
-          maxWorkers: 3,
-          sequence: { groupOrder: 0 },
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],
         },
@@ -106,7 +103,6 @@ export default defineConfig({
           name: 'console',
           include: CONSOLE_TESTS,
           isolate: false,
-          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -6,15 +6,18 @@
 // (longest-processing-time scheduling), from the durations below; a file not listed is expected
 // to be short and keeps vitest's order by size after the listed ones.
 //
-// The projects stay in blocks: a worker serves the next file without a restart (keeping its
-// module cache, see vitest.config.ts) only when that file is of the same project. Integration
-// holds the longest files and runs first (three at a time, a group of its own), then the console
-// and the unit project (two at a time).
+// The three projects run in one group of three workers (vitest.config.ts), in tiers: the long
+// integration files, the console's, the short integration files, the unit project's. A worker
+// serves the next file without a restart (keeping its module cache, see vitest.config.ts) only
+// when that file is of the same project, so the projects stay in blocks, and the console's block
+// comes before the short integration files: started last, its 10–40 s files were the run's tail
+// (two browsers at a time for two minutes after the last integration file had ended).
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const PROJECT_ORDER = ['integration', 'console', 'unit'];
+/** Integration files expected to take at least this long run before the console's. */
+const LONG_FILE_SECONDS = 10;
 
 /**
  * Seconds per file from a full `vitest run` on an otherwise idle 2-core machine (2026-11-28, the
@@ -66,12 +69,20 @@ export const FILE_SECONDS = new Map<string, number>([
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
-    const rank = (spec: TestSpecification) => {
-      const index = PROJECT_ORDER.indexOf(spec.project.name);
-      return index === -1 ? PROJECT_ORDER.length : index;
-    };
     const path = (spec: TestSpecification) => relative(root, spec.moduleId);
     const seconds = (spec: TestSpecification) => FILE_SECONDS.get(path(spec)) ?? 0;
+    const rank = (spec: TestSpecification) => {
+      switch (spec.project.name) {
+        case 'integration':
+          return seconds(spec) >= LONG_FILE_SECONDS ? 0 : 2;
+        case 'console':
+          return 1;
+        case 'unit':
+          return 3;
+        default:
+          return 4;
+      }
+    };
     const size = (spec: TestSpecification) => statSync(spec.moduleId).size;
     return [...files].sort(
       (a, b) =>
