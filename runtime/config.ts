@@ -134,7 +134,7 @@ export const SETTINGS = {
   }),
   /**
    * Absent: the URL the process listens on (`start` only: the split commands refuse to start
-   * without it, cli/commands/control-plane.ts requirePublicUrl).
+   * without it, cli/commands/split-deployment.ts requirePublicUrl).
    */
   publicUrl: unsetByDefault({
     name: 'AGENT_GATEWAY_PUBLIC_URL',

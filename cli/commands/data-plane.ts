@@ -6,21 +6,15 @@
 // `agent-gateway data-plane register --name <n>` registers one and prints its credential once;
 // `agent-gateway data-plane revoke --name <n>` revokes it (its open stream is closed within a
 // heartbeat period, and it cannot reconnect).
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type GatewayConfig, loadConfig } from '../../runtime/config.js';
 import { renderConfigHelp } from '../../runtime/config-docs.js';
 import { writeSecretFile } from '../../runtime/secret-file.js';
 import { formatErrorLine, gatewayError } from '../../shared/errors/index.js';
 import type { Database } from '../../storage/engine/database.js';
-import { runUntilSignal } from '../run-until-signal.js';
-import { requirePostgres, requirePublicUrl } from './control-plane.js';
-
-interface DataPlaneOptions {
-  controlPlane?: string;
-  credentialFile?: string;
-  name?: string;
-}
+import { loadServerCommands } from '../load-server-commands.js';
+import type { DataPlaneOptions } from './data-plane-run.js';
+import { requirePostgres } from './split-deployment.js';
 
 export function registerDataPlaneCommand(program: Command): void {
   const command = program
@@ -34,6 +28,7 @@ export function registerDataPlaneCommand(program: Command): void {
     .option('--name <name>', 'the name this data plane was registered with (checked)')
     .addHelpText('after', renderConfigHelp)
     .action(async (options: DataPlaneOptions) => {
+      const { runDataPlane } = await loadServerCommands();
       process.exitCode = await runDataPlane(options);
     });
   command
@@ -109,78 +104,6 @@ async function runRegister(options: { name: string; credentialFile?: string }): 
     console.error(formatErrorLine(error));
     return 1;
   }
-}
-
-async function runDataPlane(options: DataPlaneOptions): Promise<number> {
-  let config: GatewayConfig;
-  let controlPlaneUrl: string;
-  let credential: string;
-  try {
-    config = loadConfig();
-    requirePostgres(config, 'data-plane');
-    requirePublicUrl(config, 'data-plane');
-    controlPlaneUrl = parseControlPlaneUrl(options.controlPlane);
-    credential = await readCredential(options.credentialFile);
-  } catch (error) {
-    console.error(formatErrorLine(error));
-    return 1;
-  }
-  const { createLogger } = await import('../logger.js');
-  const { startDataPlane } = await import('../../runtime/start-data-plane.js');
-  const logger = createLogger(config.logLevel);
-  return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
-    startDataPlane(config, { logger, controlPlaneUrl, credential, name: options.name }),
-  );
-}
-
-function parseControlPlaneUrl(text: string | undefined): string {
-  if (!text) {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: '--control-plane',
-      problem: 'a URL is required',
-    });
-  }
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: `--control-plane ${text}`,
-      problem: 'not a URL',
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: `--control-plane ${text}`,
-      problem: 'expected an http(s):// URL',
-    });
-  }
-  return url.origin;
-}
-
-async function readCredential(file: string | undefined): Promise<string> {
-  if (!file) {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: '--credential-file',
-      problem: 'a file is required',
-    });
-  }
-  let text: string;
-  try {
-    text = (await readFile(file, 'utf8')).trim();
-  } catch (error) {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: `--credential-file ${file}`,
-      problem: `cannot be read: ${(error as Error).message}`,
-    });
-  }
-  if (!/^agdp_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/.test(text)) {
-    throw gatewayError('CONFIG_INVALID', {
-      setting: `--credential-file ${file}`,
-      problem: 'it does not hold an agdp_… data-plane credential',
-    });
-  }
-  return text;
 }
 
 /** Runs `fn` on the configured PostgreSQL database, migrated first, and closes it. */

@@ -1,11 +1,8 @@
-// `agent-gateway start`: runs the gateway until SIGINT/SIGTERM. A failure to start prints one line
-// (`CODE: what failed (hint: what to do)`) on stderr and exits 1; the first signal shuts down
-// gracefully (drain, flush the audit queue), a second one exits at once.
+// `agent-gateway start`: runs the gateway until SIGINT/SIGTERM (start-run.ts, loaded from the
+// server bundle when the command runs, so other commands do not pay for the server's imports).
 import type { Command } from 'commander';
-import { loadConfig } from '../../runtime/config.js';
 import { renderConfigHelp } from '../../runtime/config-docs.js';
-import { formatErrorLine } from '../../shared/errors/index.js';
-import { printAdminKey, runUntilSignal } from '../run-until-signal.js';
+import { loadServerCommands } from '../load-server-commands.js';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -16,23 +13,7 @@ export function registerStartCommand(program: Command): void {
     )
     .addHelpText('after', renderConfigHelp)
     .action(async () => {
+      const { runStart } = await loadServerCommands();
       process.exitCode = await runStart();
     });
-}
-
-async function runStart(): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    console.error(formatErrorLine(error));
-    return 1;
-  }
-  // Loaded here, not at the top: other commands must not pay for the server's imports.
-  const { createLogger } = await import('../logger.js');
-  const { startGateway } = await import('../../runtime/start-gateway.js');
-  const logger = createLogger(config.logLevel);
-  return runUntilSignal(logger, config.shutdownTimeoutMs, () =>
-    startGateway(config, { logger, onAdminKeyCreated: printAdminKey }),
-  );
 }

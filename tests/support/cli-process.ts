@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The built CLI, relative to REPO_ROOT (the cwd of every CLI process). */
 export const CLI_ENTRY = 'dist/cli/main.js';
+/** What `start`, `control-plane` and `data-plane` load (cli/load-server-commands.ts). */
+export const SERVER_BUNDLE = 'dist/bundle/server-commands.js';
 
 const running = new Set<ChildProcess>();
 

@@ -1,16 +1,20 @@
 // Once per `vitest run`, before any test process starts:
 // - builds (or finds) the PGlite templates, migrated and empty (pglite-template.ts), and hands
 //   their paths to the test processes, which inherit this environment;
-// - rebuilds `dist/` when a gateway source is newer than the built CLI, so the CLI tests, which
-//   run `dist/cli/main.js` as users do (cli-process.ts), never test stale code, and writes the
-//   build's empty cluster dump when dist/ lacks it.
+// - rebuilds `dist/` (the modules and the server bundle) when a gateway source is newer than the
+//   built CLI or its bundle, so the CLI tests, which run `dist/cli/main.js` as users do
+//   (cli-process.ts), never test stale code, and writes the build's empty cluster dump when dist/
+//   lacks it.
 import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findClusterTemplate } from '../../storage/engine/cluster-template.js';
-import { CLI_ENTRY, REPO_ROOT } from './cli-process.js';
+import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE } from './cli-process.js';
+
+const SERVER_BUNDLE_TOOL = 'cli/tools/bundle-server-commands.mjs';
+
 import {
   ensurePGliteTemplates,
   PGLITE_EMPTY_TEMPLATE_VARIABLE,
@@ -38,12 +42,15 @@ export default async function setup(): Promise<void> {
 }
 
 async function ensureBuilt(): Promise<void> {
-  const built = await stat(join(REPO_ROOT, CLI_ENTRY)).then(
-    (entry) => entry.mtimeMs,
-    () => 0,
-  );
+  const modifiedAt = (file: string) =>
+    stat(join(REPO_ROOT, file)).then(
+      (entry) => entry.mtimeMs,
+      () => 0,
+    );
+  const built = Math.min(await modifiedAt(CLI_ENTRY), await modifiedAt(SERVER_BUNDLE));
   const newest = Math.max(
     ...(await Promise.all(SOURCE_FOLDERS.map((folder) => newestTs(join(REPO_ROOT, folder))))),
+    await modifiedAt(SERVER_BUNDLE_TOOL),
   );
   if (newest > built) await compile();
   // The empty cluster new data directories start from (storage/engine/cluster-template.ts).
@@ -60,13 +67,18 @@ async function ensureBuilt(): Promise<void> {
 }
 
 async function compile(): Promise<void> {
-  // Emitted unchecked, as `npm run build` does: `npm run typecheck` checks the types.
-  console.info('sources are newer than dist/: tsc -p tsconfig.build.json --noCheck');
+  // What `npm run build:server` runs, without npm. Emitted unchecked: `npm run typecheck` checks.
+  console.info(
+    'sources are newer than dist/: tsc -p tsconfig.build.json --noCheck, then the bundle',
+  );
   await promisify(execFile)(
     process.execPath,
     [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'],
     { cwd: REPO_ROOT },
   );
+  await promisify(execFile)(process.execPath, [join(REPO_ROOT, SERVER_BUNDLE_TOOL)], {
+    cwd: REPO_ROOT,
+  });
 }
 
 /** The newest modification time of a .ts file under `folder` (0 when none). */
