@@ -69,6 +69,12 @@ export interface OpenDatabaseOptions {
   readonly pgliteTemplate?: string | undefined;
   /** What the process holding a PGlite data dir advertises in its lock file (e.g. its URL). */
   readonly lockOwner?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Reach this running in-memory embedded server instead of starting one; `close()` leaves it
+   * running. The test suite hands one server to its tests one after another, emptied in between
+   * (tests/support/databases.ts): starting one costs about a CPU-second.
+   */
+  readonly embeddedServer?: EmbeddedServer | undefined;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -96,6 +102,8 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     lock = await acquireDataDirLock(dataDir, lockOwner ?? {});
   }
   const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const given = dataDir === undefined ? options.embeddedServer : undefined;
+  if (given) return buildPGliteDatabase(given, max, 'PGlite (in memory)', async () => {});
   let server: EmbeddedServer;
   try {
     server = await startEmbeddedServer({
@@ -108,6 +116,27 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     await lock?.release();
     throw error;
   }
+  return buildPGliteDatabase(
+    server,
+    max,
+    dataDir === undefined ? 'PGlite (in memory)' : `PGlite in ${dataDir}`,
+    async () => {
+      await server.close();
+      await lock?.release();
+    },
+    async (owner) => {
+      await lock?.update(owner);
+    },
+  );
+}
+
+function buildPGliteDatabase(
+  server: EmbeddedServer,
+  max: number,
+  location: string,
+  release: () => Promise<void>,
+  advertise: Database['advertise'] = async () => {},
+): Database {
   const pool = new pg.Pool({
     host: server.host,
     port: server.port,
@@ -121,15 +150,10 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     kind: 'pglite',
     pool,
     schema: 'public',
-    location: dataDir === undefined ? 'PGlite (in memory)' : `PGlite in ${dataDir}`,
+    location,
     embedded: server,
-    async advertise(owner) {
-      await lock?.update(owner);
-    },
-    async release() {
-      await server.close();
-      await lock?.release();
-    },
+    advertise,
+    release,
   });
 }
 
