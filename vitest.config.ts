@@ -90,7 +90,8 @@ export default defineConfig({
           // Files share their worker's module cache (each still builds its own gateways,
           // databases and processes): importing the gateway once per worker instead of once per
           // file took the project from ~8 to ~5.3 minutes here. So a file must leave no global
-          // state behind: no vi.mock, no process.env write it does not undo, no server left open.
+          // state behind: no vi.mock, no process.env write it does not undo, no server left open
+          // (but the idle PGlite servers tests/support/databases.ts hands from test to test).
           isolate: false,
           include: ['tests/**/*.test.ts'],
           exclude: ['tests/bench/**', 'node_modules/**', ...UNIT_TESTS, ...CONSOLE_TESTS],

@@ -41,9 +41,10 @@ export async function createTestDatabase(
   const schema = kind === 'postgres' ? uniqueSchemaName() : undefined;
   if (kind === 'postgres' && !postgresUrl) throw new Error('DATABASE_URL is not set');
   const migrate = options.migrate !== false;
-  // A migrated in-memory PGlite is a server an earlier test of this process left, emptied.
+  // A migrated in-memory PGlite is a server an earlier test of this process left (emptied) or one
+  // loaded from the migrated template; an empty one is loaded from the empty template
+  // (pglite-template.ts).
   const server = kind === 'pglite' && migrate ? await migratedServer() : undefined;
-  // An in-memory PGlite starts from one of the suite's templates (pglite-template.ts).
   const db = await openDatabase(
     kind === 'postgres'
       ? { url: postgresUrl, schema }
@@ -70,7 +71,9 @@ export async function createTestDatabase(
  * is emptied (and its sequences restarted), the session's state is discarded, and the server is
  * used again only if its schema is still exactly the template's (a test that altered it, or
  * stopped the server, gets it replaced). The next test reaches it through a new connection pool:
- * whatever an ended test left running holds the old pool, which is closed.
+ * whatever an ended test left running holds the old pool, which is closed. The idle servers live
+ * as long as the test process (the one state a file leaves behind on purpose: vitest.config.ts),
+ * at most as many as one file had open at once.
  */
 const idleServers: EmbeddedServer[] = [];
 let templateShape: string | undefined;
