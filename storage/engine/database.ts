@@ -87,6 +87,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
   const { dataDir, lockOwner } = options;
+  const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  if (options.embeddedServer && dataDir === undefined) {
+    return buildPGliteDatabase(options.embeddedServer, max, 'PGlite (in memory)', async () => {});
+  }
   let lock: DataDirLock | undefined;
   if (dataDir !== undefined) {
     try {
@@ -101,9 +105,6 @@ async function openPGlite(options: OpenDatabaseOptions): Promise<Database> {
     }
     lock = await acquireDataDirLock(dataDir, lockOwner ?? {});
   }
-  const max = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const given = dataDir === undefined ? options.embeddedServer : undefined;
-  if (given) return buildPGliteDatabase(given, max, 'PGlite (in memory)', async () => {});
   let server: EmbeddedServer;
   try {
     server = await startEmbeddedServer({

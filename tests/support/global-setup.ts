@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findClusterTemplate } from '../../storage/engine/cluster-template.js';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE } from './cli-process.js';
-
-const SERVER_BUNDLE_TOOL = 'cli/tools/bundle-server-commands.mjs';
-
 import {
   ensurePGliteTemplates,
   PGLITE_EMPTY_TEMPLATE_VARIABLE,
   PGLITE_TEMPLATE_VARIABLE,
 } from './pglite-template.js';
+
+/** The bundler `npm run build:server` runs after tsc: a change to it is a change to dist/. */
+const SERVER_BUNDLE_TOOL = 'cli/tools/bundle-server-commands.mjs';
 
 /** The folders `tsconfig.build.json` compiles into dist/. */
 const SOURCE_FOLDERS = [
@@ -67,18 +67,13 @@ async function ensureBuilt(): Promise<void> {
 }
 
 async function compile(): Promise<void> {
-  // What `npm run build:server` runs, without npm. Emitted unchecked: `npm run typecheck` checks.
-  console.info(
-    'sources are newer than dist/: tsc -p tsconfig.build.json --noCheck, then the bundle',
-  );
+  // The build's own script (tsc, emitted unchecked, then the bundle): `npm run typecheck` checks.
+  console.info('sources are newer than dist/: npm run build:server');
   await promisify(execFile)(
-    process.execPath,
-    [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'],
+    process.platform === 'win32' ? 'npm.cmd' : 'npm',
+    ['run', 'build:server', '--silent'],
     { cwd: REPO_ROOT },
   );
-  await promisify(execFile)(process.execPath, [join(REPO_ROOT, SERVER_BUNDLE_TOOL)], {
-    cwd: REPO_ROOT,
-  });
 }
 
 /** The newest modification time of a .ts file under `folder` (0 when none). */
