@@ -76,7 +76,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT_TESTS,
-          setupFiles: ['tests/support/unit-guard.ts'],
+          setupFiles: ['tests/support/unit-guard.ts', 'tests/support/property-runs.ts'],
           // Pure modules hold no state between files: imported once per worker, not once per file.
           isolate: false,
           // Pure code: a test that takes seconds here is a bug, not a slow machine.

@@ -10,6 +10,7 @@ import {
   requireGatewayToken,
   verifyGatewayAccessToken,
 } from '../../client/src/resource-server.js';
+import { propertyRuns } from '../support/property-runs.js';
 import {
   createSigningKey,
   startTokenIssuer,
@@ -340,7 +341,7 @@ describe('verifyGatewayAccessToken', () => {
         );
         expect(outcome).toBe('refused');
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPLIANCE_BATCH_PATH } from '../../data-plane/routes/compliance/index.js';
 import { createReadiness } from '../../http-edge/health.js';
 import { isErrorCode } from '../../shared/errors/index.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { buildPublicApp } from '../support/public-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely; the assertions check their shape.
@@ -146,7 +147,7 @@ describe('batch validation never fails with a 5xx', () => {
         const { status, body } = await send(JSON.stringify({ items }));
         expectContract(status, body);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -157,7 +158,7 @@ describe('batch validation never fails with a 5xx', () => {
         expectContract(status, body);
         expect(status).not.toBe(200);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 
@@ -171,7 +172,7 @@ describe('batch validation never fails with a 5xx', () => {
           expectContract(status, body);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

@@ -12,6 +12,7 @@ import { graphql } from '../control-plane/graphql/support.js';
 import { newAgentPublicKey } from '../support/agent-keys.js';
 import { postAsClient, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { hostileUriComponent } from '../support/hostile-uri.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { findAuditEntry, quickDatabaseKind } from './inspect/support.js';
 
 const hostileText = fc.oneof(
@@ -140,7 +141,7 @@ describe('hostile input on every public endpoint', () => {
           expect(await findAuditEntry(gw.db, answer.body.auditId), shown).toBeDefined();
         }
       }),
-      { numRuns: 80 },
+      { numRuns: propertyRuns(80) },
     );
   });
 
@@ -158,7 +159,7 @@ describe('hostile input on every public endpoint', () => {
         expect(typeof answer.reasonCode, JSON.stringify(answer)).toBe('string');
         expectErrorShape(response.status, answer, JSON.stringify(answer).slice(0, 300));
       }),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 
@@ -215,7 +216,7 @@ describe('hostile input on every public endpoint', () => {
         expect(response.status, shown).toBeLessThan(500);
         expectErrorShape(response.status, answer, shown);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -264,7 +265,7 @@ describe('hostile input on every public endpoint', () => {
           }
         },
       ),
-      { numRuns: 80 },
+      { numRuns: propertyRuns(80) },
     );
   });
 });

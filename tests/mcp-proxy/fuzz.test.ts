@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { quickDatabaseKind } from '../data-plane/inspect/support.js';
 import { hostileUriComponent } from '../support/hostile-uri.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { type ProxyFixture, startProxyFixture } from './support.js';
 import { apiKeyHeaders, openRawSession, parseSse } from './transport-support.js';
 
@@ -203,7 +204,7 @@ describe('hostile input on POST /mcp/{serverId}', () => {
           expect(upstream.log.length).toBe(before);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -233,7 +234,7 @@ describe('hostile input on POST /mcp/{serverId}', () => {
         const answer = await response.text();
         expectJsonAnswer(response.status, response.headers.get('content-type') ?? '', answer);
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });

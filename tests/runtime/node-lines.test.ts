@@ -2,13 +2,16 @@
 // runtime, which runs the whole suite): for each binary AGENT_GATEWAY_NODE_LINES lists
 // (colon-separated; .ci/install-node-lines installs them outside the dependency tree), the unit
 // project and the end-to-end smoke (tests/cli/smoke.test.ts) run in a vitest of their own on that
-// Node, one binary after another. Without the variable this file is skipped with a visible
-// message; under CI its absence is an error, so the other lines cannot silently stop being tested.
+// Node, one binary after another, with each property at a tenth of its runs (the Node 20 run
+// searches at full depth; these check the runtime). Without the variable this file is skipped
+// with a visible message; under CI its absence is an error, so the other lines cannot silently
+// stop being tested.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { delimiter, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli-process.js';
+import { PROPERTY_RUNS_SHARE_VARIABLE } from '../support/property-runs.js';
 
 const NODE_LINES_VARIABLE = 'AGENT_GATEWAY_NODE_LINES';
 /** The LTS lines users run besides 20 (README, "Test it"): 22 and 24 in maintenance, 26 active. */
@@ -16,6 +19,11 @@ const LTS_LINES = [22, 24, 26];
 /** Failure timeout only: each step is a vitest run of its own, seconds to a minute or two. */
 const STEP_TIMEOUT_MS = 600_000;
 const TAIL_LINES = 80;
+/**
+ * Each property's share of its runs on these lines (tests/support/property-runs.ts): every
+ * property and example runs on every line, and the depth of the search is the Node 20 run's.
+ */
+const PROPERTY_RUNS_SHARE = '0.1';
 
 const binaries = (process.env[NODE_LINES_VARIABLE] ?? '').split(':').filter((path) => path !== '');
 
@@ -50,6 +58,7 @@ function nestedEnvironment(binary: string): NodeJS.ProcessEnv {
   }
   delete env.FORCE_COLOR;
   delete env[NODE_LINES_VARIABLE];
+  env[PROPERTY_RUNS_SHARE_VARIABLE] = PROPERTY_RUNS_SHARE;
   // A `node` any test starts by name is the line under test too.
   env.PATH = `${dirname(binary)}${delimiter}${env.PATH ?? ''}`;
   return env;

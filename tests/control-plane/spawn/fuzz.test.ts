@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../../support/databases.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { type SpawnTestGateway, spawnBody, startSpawnGateway } from './support.js';
 
 const FIELDS = [
@@ -99,7 +100,7 @@ describeEachDatabase('spawn bodies from fast-check', (kind) => {
           expect(after).toEqual(before);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
     // The generator reaches both outcomes.
     expect(statuses.get(201)).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addKeyedAgent, issueCredential } from '../../support/agentiam-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { hostileUriComponent } from '../../support/hostile-uri.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { quickDatabaseKind } from '../inspect/support.js';
 
 const unit = fc.constantFrom(
@@ -106,7 +107,7 @@ describe('AgentIAM public routes under generated input', () => {
           }
         },
       ),
-      { numRuns: 600, seed: 20261125 },
+      { numRuns: propertyRuns(600), seed: 20261125 },
     );
   });
 });

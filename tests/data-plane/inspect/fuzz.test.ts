@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../../support/mcp-upstream.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { quickDatabaseKind } from './support.js';
 
 const INSPECT = '/api/v1/mcp/gateway/inspect';
@@ -231,7 +232,7 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
       fc.asyncProperty(json, async (value) => {
         await send(JSON.stringify(value));
       }),
-      { numRuns: 70 },
+      { numRuns: propertyRuns(70) },
     );
   });
 
@@ -242,7 +243,7 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
         const { status, body: answer } = await send(JSON.stringify(body));
         seen.add(`${status} ${String(answer.reasonCode)}`);
       }),
-      { numRuns: 130 },
+      { numRuns: propertyRuns(130) },
     );
     // The generator reaches past validation: allows and pipeline denies, not only 400s.
     const outcomes = [...seen].sort();
@@ -266,7 +267,7 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
       fc.asyncProperty(raw, async (payload) => {
         await send(payload);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -294,7 +295,7 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
         expect(status).toBeGreaterThanOrEqual(400);
         expect(answer.decision ?? 'deny').toBe('deny');
       }),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 
@@ -338,7 +339,7 @@ describe('inspect fuzzing (fast-check over app.inject)', () => {
           await send(payload);
         },
       ),
-      { numRuns: 20 },
+      { numRuns: propertyRuns(20) },
     );
   });
 });

@@ -12,6 +12,7 @@ import {
   EXFILTRATION_SIGNAL_KINDS,
   resolveInspectionLimits,
 } from '../../../data-plane/inspection/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const destructive = compileDestructiveDetector({ toolPatterns: DEFAULT_DESTRUCTIVE_TOOL_PATTERNS });
 const exfiltration = compileExfiltrationDetector({
@@ -114,7 +115,7 @@ describe.each(DETECTORS)('%s detector on arbitrary input', (_name, detector, kin
         expect(wellFormed(signal, kinds)).toBe(true);
         expect(detector(call(args, tool ?? undefined))).toEqual(signal);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -125,7 +126,7 @@ describe.each(DETECTORS)('%s detector on arbitrary input', (_name, detector, kin
         expect(wellFormed(signal, kinds)).toBe(true);
         expect(detector(call(args))).toEqual(signal);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -146,7 +147,7 @@ describe.each(DETECTORS)('%s detector on arbitrary input', (_name, detector, kin
           expect(wellFormed(detector(call(args)), kinds)).toBe(true);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

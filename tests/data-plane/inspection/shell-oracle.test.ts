@@ -34,7 +34,11 @@ const parseBash = createRequire(import.meta.url)('@ericcornelissen/bash-parser')
 
 const detect = compileDestructiveDetector({ toolPatterns: [] });
 const rules = new ShellAnalyzer(new SqlAnalyzer());
-/** Enough to reach every generator branch many times; each property stays within seconds. */
+/**
+ * Enough to reach every generator branch many times; each property stays within seconds. The same
+ * on every Node line (not a share, tests/support/property-runs.ts): the check that the generator
+ * keeps reaching the oracle counts on this many samples.
+ */
 const RUNS = 200;
 
 /** A word and how it is written: quoting changes the text, never the word the shell runs. */

@@ -11,7 +11,11 @@ import { COMMANDS_WITH_RULES } from '../../../data-plane/inspection/shell-comman
 
 const detect = compileDestructiveDetector({ toolPatterns: [] });
 const parser = new Parser();
-/** Enough to reach every generator branch many times; each property stays within seconds. */
+/**
+ * Enough to reach every generator branch many times; each property stays within seconds. The same
+ * on every Node line (not a share, tests/support/property-runs.ts): the check that the generator
+ * keeps reaching the oracle counts on this many samples.
+ */
 const RUNS = 250;
 
 const DIALECTS = ['mysql', 'postgresql', 'transactsql', 'sqlite'] as const;

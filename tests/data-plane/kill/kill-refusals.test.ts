@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateEd25519KeyMaterial } from '../../../shared/agentiam/ed25519-keys.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { inspectBody } from '../../support/gateway.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { type KillScene, postKill, startKillScene, type Victim } from './kill-fixture.js';
 
 describeEachDatabase('kill route refusals', (kind) => {
@@ -203,7 +204,7 @@ describeEachDatabase('kill route refusals', (kind) => {
           expect(answer.status).not.toBe(200);
           expect(typeof answer.body.reasonCode).toBe('string');
         }),
-        { numRuns: 150 },
+        { numRuns: propertyRuns(150) },
       );
       await expectNothingWritten();
     });

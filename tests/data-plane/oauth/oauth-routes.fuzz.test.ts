@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../support/agentiam-client.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { hostileUriComponent } from '../../support/hostile-uri.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { quickDatabaseKind } from '../inspect/support.js';
 import { addClient, basic, registerClientOf, type TestClient } from './oauth-fixture.js';
 
@@ -202,7 +203,7 @@ describe('hostile input on every OAuth route', () => {
           );
         }
       }),
-      { numRuns: 200, seed: 20261127 },
+      { numRuns: propertyRuns(200), seed: 20261127 },
     );
     // A refusal writes no client.
     expect(await gateway.db.prisma.oAuthClient.count()).toBe(clientsBefore + created);
@@ -234,7 +235,7 @@ describe('hostile input on every OAuth route', () => {
         });
         expectRfcAnswer(`token ${body.payload.slice(0, 200)}`, answer, [200, 400, 401, 413]);
       }),
-      { numRuns: 250, seed: 20261128 },
+      { numRuns: propertyRuns(250), seed: 20261128 },
     );
   });
 
@@ -275,7 +276,7 @@ describe('hostile input on every OAuth route', () => {
           );
         },
       ),
-      { numRuns: 250, seed: 20261129 },
+      { numRuns: propertyRuns(250), seed: 20261129 },
     );
   });
 
@@ -302,7 +303,7 @@ describe('hostile input on every OAuth route', () => {
           expectRfcAnswer(`${url} ${body.payload.slice(0, 200)}`, answer, [200, 400, 401, 413]);
         },
       ),
-      { numRuns: 250, seed: 20261130 },
+      { numRuns: propertyRuns(250), seed: 20261130 },
     );
     const introspected = await gateway.runtime.app.inject({
       method: 'POST',

@@ -14,6 +14,7 @@ import {
   UpstreamError,
 } from '../../../data-plane/upstream/index.js';
 import { parseSse } from '../../support/config-stream.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const encoder = new TextEncoder();
 
@@ -141,7 +142,7 @@ describe('SseParser properties', () => {
         expect(parseSse([bytes])).toEqual(expected);
         expect(parseSse(chunk(bytes, cuts))).toEqual(expected);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -154,7 +155,7 @@ describe('SseParser properties', () => {
           expect(() => parseSse(chunk(bytes, cuts))).not.toThrow();
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });
@@ -229,7 +230,7 @@ describe('the client on arbitrary SSE bodies', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 });

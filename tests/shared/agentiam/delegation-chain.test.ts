@@ -23,6 +23,7 @@ import {
   decodeEd25519PublicKey,
   encodeEd25519PublicKey,
 } from '../../../shared/identity/ed25519-multibase.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const TENANT = '0b6b7a2e-3f1c-4d2a-9c1e-5f3a2b1c0d9e';
 const OTHER_TENANT = '9f1e2d3c-4b5a-4968-8776-655443322110';
@@ -791,7 +792,7 @@ describe('properties', () => {
         expect(result.depth).toBe(hops.length - 1);
         expect(result.permittedTools).toEqual(hops[hops.length - 1]?.tools);
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -807,7 +808,7 @@ describe('properties', () => {
         const result = await check(withHop(hops, hop, { tools }));
         expect(result.failure).toMatchObject({ hop, code: 'DELEGATION_TOOLS_WIDENED' });
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -851,7 +852,7 @@ describe('properties', () => {
           code: CODE_OF[first.kind](first.hop),
         });
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 });

@@ -23,6 +23,7 @@ import {
   decodeEd25519PublicKey,
   encodeEd25519PublicKey,
 } from '../../../shared/identity/ed25519-multibase.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 function keyFromJwk(jwk: { x?: string; d?: string }): Ed25519KeyMaterial {
   return {
@@ -357,7 +358,7 @@ describe('verifyAgentProof', () => {
           expect((await verifyAgentProof(tampered, expected)).ok).toBe(false);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -12,6 +12,7 @@ import {
   setBit,
 } from '../../../shared/agentiam/status-list.js';
 import { GatewayError } from '../../../shared/errors/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 interface DigitalBazaarList {
   length: number;
@@ -85,7 +86,7 @@ describe('encodedList', () => {
         expect(Buffer.from(decoded).equals(listWith(indexes))).toBe(true);
         for (const index of indexes) expect(isBitSet(decoded, index)).toBe(true);
       }),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 
@@ -103,7 +104,7 @@ describe('encodedList', () => {
           expect(list.getStatus(probe)).toBe(indexes.includes(probe));
         },
       ),
-      { numRuns: 30 },
+      { numRuns: propertyRuns(30) },
     );
   });
 

@@ -7,6 +7,7 @@ import {
   formatAuditExport,
   readAuditExport,
 } from '../../../shared/audit/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { buildChain, chunked, exportText } from './helpers.js';
 
 type Outcome =
@@ -102,7 +103,7 @@ describe('readAuditExport', () => {
           expect(await read(chunked(text, sizes))).toEqual(whole);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 
@@ -118,7 +119,7 @@ describe('readAuditExport', () => {
           expect(await read(chunked(damaged, sizes))).toEqual(await read([damaged]));
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 

@@ -10,6 +10,7 @@ import {
   type JsonValue,
   verifyAuditChain,
 } from '../../../shared/audit/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 import { editable, exportText, verifyText } from './helpers.js';
 
 const RESERVED = new Set(['hashVersion', 'tool', 'actorType', 'confidence', 'regulatoryRelevance']);
@@ -124,7 +125,7 @@ describe('generated chains', () => {
           });
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -146,7 +147,7 @@ describe('generated chains', () => {
           expect(result.firstBroken.index).toBe(at);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -13,6 +13,7 @@ import {
   parseIpAddress,
   parseIpRange,
 } from '../../../shared/egress/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 function policyOf(allow = '', deny = ''): EgressPolicy {
   const a = parseEgressList(allow);
@@ -137,7 +138,7 @@ describe('IPv4 inside IPv6', () => {
         expect(decide(policy, `${prefix}${quad(octets)}`)).toEqual(expected);
         expect(decide(policy, `${prefix}${hex(octets)}`)).toEqual(expected);
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 
@@ -160,7 +161,7 @@ describe('IPv4 inside IPv6', () => {
           expect(decision).toEqual({ allowed: false, rule: 'never' });
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 
@@ -211,7 +212,7 @@ describe('parsing the lists', () => {
         const again = parseIpAddress(formatIpAddress(parsed!));
         expect(again?.value).toBe(parsed!.value);
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 

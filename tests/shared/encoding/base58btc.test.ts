@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as clientCodec from '../../../client/src/base58btc.js';
 import { decodeBase58btc, encodeBase58btc } from '../../../shared/encoding/base58btc.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const VECTORS: readonly (readonly [hex: string, text: string])[] = [
   ['', ''],
@@ -53,7 +54,7 @@ describe('base58btc', () => {
         expect(text).toBe(bigIntEncode(input));
         expect(decodeBase58btc(text)).toEqual(input);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -9,6 +9,7 @@ import {
   isCredentialValue,
   META_SCAN_LIMITS,
 } from '../../../shared/mcp/meta-credentials.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const ROOT = 'request.params._meta';
 const JWT =
@@ -218,7 +219,7 @@ describe('findMetaCredential properties', () => {
           expect(findMetaCredential(value, ROOT)).toMatchObject({ kind: 'credential' });
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 
@@ -233,7 +234,7 @@ describe('findMetaCredential properties', () => {
         const meta = { progressToken, 'io.modelcontextprotocol/related-task': { taskId } };
         expect(findMetaCredential(meta, ROOT)).toBeNull();
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   NPL_POLICY_SCHEMA_FILE,
   printNplPolicyJsonSchema,
 } from '../../../shared/npl/print-json-schema.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 /** Issue codes about the document's shape, which the JSON Schema can express. */
 const SHAPE_CODES = new Set([
@@ -66,7 +67,7 @@ describe('schema/npl-policy.schema.json', () => {
           !parsed.success && parsed.error.issues.some((issue) => SHAPE_CODES.has(issue.code));
         expect(jsonSchema.safeParse(doc).success).toBe(!shapeProblem);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

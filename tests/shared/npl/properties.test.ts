@@ -11,6 +11,7 @@ import {
   printCondition,
   safeParsePolicy,
 } from '../../../shared/npl/index.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const ROOTS = ['tool', 'args', 'agentRole', 'agent', 'server', 'method', 'tenant', 'mode'];
 const SEGMENTS = ['name', 'args', 'x', 'amount', 'in', 'true', '0', '12', '__proto__', 'toString'];
@@ -131,7 +132,7 @@ describe('properties', () => {
         }
         expect(withoutPositions(parsed.ast)).toEqual(withoutPositions(ast));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -155,7 +156,7 @@ describe('properties', () => {
           );
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -192,7 +193,7 @@ describe('properties', () => {
         const result = parseCondition(src);
         if (!result.ok) expect(result.problems.length).toBeGreaterThan(0);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -202,7 +203,7 @@ describe('properties', () => {
         const result = safeParsePolicy(source as string | object);
         if (!result.success) expect(result.error.issues.length).toBeGreaterThan(0);
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

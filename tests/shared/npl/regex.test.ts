@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileSafeRegex, MAX_PATTERN_LENGTH } from '../../../shared/npl/condition/regex.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 function matcher(pattern: string): (input: string) => boolean {
   const compiled = compileSafeRegex(pattern);
@@ -83,7 +84,7 @@ describe('the matches regex subset', () => {
       const js = new RegExp(p);
       fc.assert(
         fc.property(inputs, (s) => ours(s) === js.test(s)),
-        { numRuns: 300 },
+        { numRuns: propertyRuns(300) },
       );
     }
   });

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redirectUriProblem } from '../../../shared/oauth/client-metadata.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 describe('redirectUriProblem', () => {
   it.each([
@@ -53,7 +54,7 @@ describe('redirectUriProblem', () => {
         expect(uri.startsWith(`https://${url.host}/`)).toBe(true);
         expect(url.username + url.password).toBe('');
       }),
-      { numRuns: 2000, seed: 20261127 },
+      { numRuns: propertyRuns(2000), seed: 20261127 },
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   encodeStorableText,
   isStorableText,
 } from '../../../shared/text/storable-text.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 describe('storable text', () => {
   it('escapes NUL, unpaired surrogates and a literal \\u{ visibly', () => {
@@ -30,7 +31,7 @@ describe('storable text', () => {
         expect(decodeStorableText(stored)).toBe(original);
         if (isStorableText(original) && !original.includes('\\u{')) expect(stored).toBe(original);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -13,6 +13,7 @@ import {
   matchGlob,
   toolsBeyond,
 } from '../../../shared/tools/name-globs.js';
+import { propertyRuns } from '../../support/property-runs.js';
 
 const letter = fc.constantFrom('a', 'b', '_', '.', '-', '\\', '(', '😀');
 const name = fc.string({ unit: letter, maxLength: 8 });
@@ -58,7 +59,7 @@ describe('name patterns', () => {
             expect(matchGlob(glob, candidate)).toBe(oracle([glob])(candidate));
           }
         }),
-        { numRuns: 2000 },
+        { numRuns: propertyRuns(2000) },
       );
     }
   });
@@ -80,7 +81,7 @@ describe('name patterns', () => {
             expect(holds(candidate)).toBe(list.some((glob) => compileGlob(glob)(candidate)));
           }
         }),
-        { numRuns: 1000 },
+        { numRuns: propertyRuns(1000) },
       );
     }
   });
@@ -134,7 +135,7 @@ describe('the allow list and the spawn check agree', () => {
           for (const tool of child) expect(parentAllows(instance(tool, fill))).toBe(true);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -147,7 +148,7 @@ describe('the allow list and the spawn check agree', () => {
           expect(toolsBeyond(parent, [tool]).length === 0).toBe(allows(tool));
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
