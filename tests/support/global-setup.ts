@@ -4,8 +4,12 @@
 // - rebuilds `dist/` (the modules and the server bundle) when a gateway source is newer than the
 //   built CLI or its bundle, so the CLI tests, which run `dist/cli/main.js` as users do
 //   (cli-process.ts), never test stale code, and writes the build's empty cluster dump when dist/
-//   lacks it.
+//   lacks it;
+// - names the run (TEST_RUN_VARIABLE): every PostgreSQL schema its tests create starts with that
+//   name, and the teardown drops those a test process still held (databases.ts hands migrated
+//   schemas from test to test) or a failed test left.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +21,7 @@ import {
   PGLITE_EMPTY_TEMPLATE_VARIABLE,
   PGLITE_TEMPLATE_VARIABLE,
 } from './pglite-template.js';
+import { dropRunSchemas, TEST_RUN_VARIABLE } from './run-schemas.js';
 
 /** The bundler `npm run build:server` runs after tsc: a change to it is a change to dist/. */
 const SERVER_BUNDLE_TOOL = 'cli/tools/bundle-server-commands.mjs';
@@ -33,12 +38,18 @@ const SOURCE_FOLDERS = [
   'prisma/generated',
 ];
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
   // Built first: the empty template is the build's cluster dump when there is one.
   await ensureBuilt();
   const templates = await ensurePGliteTemplates(tmpdir());
   process.env[PGLITE_TEMPLATE_VARIABLE] = templates.migrated;
   process.env[PGLITE_EMPTY_TEMPLATE_VARIABLE] = templates.empty;
+  const run = randomBytes(4).toString('hex');
+  process.env[TEST_RUN_VARIABLE] = run;
+  const postgresUrl = process.env.DATABASE_URL || undefined;
+  return async () => {
+    if (postgresUrl !== undefined) await dropRunSchemas(postgresUrl, run);
+  };
 }
 
 async function ensureBuilt(): Promise<void> {
