@@ -5,12 +5,12 @@
 // decision made outside this process (no in-process notification) within its poll interval.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveApproval } from '../../../control-plane/services/approvals.js';
+import { EVENT_TYPES } from '../../../shared/events/index.js';
 import type { ApprovalId } from '../../../shared/ids.js';
 import { decideApproval, findApproval } from '../../../storage/tables/approvals.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import {
   inspectBody,
-  RUNTIME_BUS_SUBSCRIPTIONS,
   startTestGateway,
   type TestGateway,
   type TestTenant,
@@ -76,11 +76,18 @@ describeEachDatabase('approvals over HTTP', (kind) => {
     );
 
   /** Resolves once a long-poll is subscribed to the event bus. */
-  const pollWaiting = async () => {
-    // Above the runtime's own subscriptions (from build on).
-    while (gateway.runtime.events.subscriberCount <= RUNTIME_BUS_SUBSCRIPTIONS) {
-      await new Promise((next) => setImmediate(next));
-    }
+  /**
+   * Resolves once a long-poll on approval `id` waits: subscribed to its decision and recorded as
+   * waiting (it announces `approval.waiting` while pending). Call it before the poll starts.
+   */
+  const pollWaiting = (id: ApprovalId): Promise<unknown> => {
+    const waiting = gateway.runtime.events.subscribe(
+      (event) =>
+        event.type === EVENT_TYPES.APPROVAL_WAITING &&
+        event.approval.id === id &&
+        event.approval.status === 'pending',
+    );
+    return waiting.next().finally(() => waiting.return?.());
   };
 
   /** Resubmits and asserts an audited deny that reached nothing upstream. */
@@ -267,8 +274,9 @@ describeEachDatabase('approvals over HTTP', (kind) => {
       const id = await hold({ text: 'pay 10' });
       const before = await scrapeMetrics(gateway.url);
       const started = Date.now();
+      const waiting = pollWaiting(id);
       const poll = getApproval(gateway, id, { wait: 30 });
-      await pollWaiting();
+      await waiting;
       await resolve(id, 'approved');
       const { status, body } = await poll;
       const resolvedAt = Date.now();
@@ -293,8 +301,9 @@ describeEachDatabase('approvals over HTTP', (kind) => {
 
     it('wakes when the rejection is published on the event bus', async () => {
       const id = await hold({ text: 'pay 11' });
+      const waiting = pollWaiting(id);
       const poll = getApproval(gateway, id, { wait: 5 });
-      await pollWaiting();
+      await waiting;
       await resolve(id, 'rejected');
       expect((await poll).body.status).toBe('rejected');
     });
