@@ -82,7 +82,8 @@ describeInBrowser('operator console: approvals', () => {
       pinnedPolicies: [policyUri],
       exfilDetectSecrets: false,
     });
-    browser = await launchConsoleBrowser();
+    // Desktop notifications: only the full browser has them (support.ts).
+    browser = await launchConsoleBrowser({ desktopNotifications: true });
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,8 +1,12 @@
-// Browser tests of the operator console: Debian's Chromium (/usr/bin/chromium, never a downloaded
-// browser) driven by playwright-core, against a real gateway started by the test, serving the
-// built console (web-console/dist, which `npm test` and `npm install` build). Without Chromium the
-// browser tests are skipped with a visible message, except under CI=true, where its absence is an
-// error (PLATFORM.md).
+// Browser tests of the operator console: Debian's Chromium (never a downloaded browser) driven by
+// playwright-core, against a real gateway started by the test, serving the built console
+// (web-console/dist, which `npm test` and `npm install` build). Two builds of the same Chromium
+// (Debian's `chromium` and `chromium-headless-shell` packages, one version): the headless shell,
+// Chromium's own headless build and Playwright's default for headless runs, costs half the CPU a
+// signed-in page costs in the full browser (docs/PERFORMANCE.md), so every file uses it but those
+// that need what only the full browser has (desktop notifications: approvals.test.ts). Without
+// the full browser the browser tests are skipped with a visible message, and without the shell
+// every file uses the full browser; under CI=true either absence is an error (PLATFORM.md).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -11,17 +15,22 @@ import { REPO_ROOT } from '../support/cli-process.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const HEADLESS_SHELL_PATH =
+  process.env.CHROMIUM_HEADLESS_SHELL_PATH ?? '/usr/bin/chromium-headless-shell';
 export const hasChromium = existsSync(CHROMIUM_PATH);
+const hasHeadlessShell = existsSync(HEADLESS_SHELL_PATH);
 const consoleIndex = join(REPO_ROOT, 'web-console', 'dist', 'index.html');
 
-if (!hasChromium) {
+if (!hasChromium || !hasHeadlessShell) {
   if (process.env.CI === 'true') {
     throw new Error(
-      `CI=true but ${CHROMIUM_PATH} is missing: the console's browser tests must run`,
+      `CI=true but ${hasChromium ? HEADLESS_SHELL_PATH : CHROMIUM_PATH} is missing: the console's browser tests must run (apt-get install chromium chromium-headless-shell)`,
     );
   }
   console.warn(
-    `${CHROMIUM_PATH} is missing: the console's browser tests are SKIPPED (apt-get install chromium).`,
+    hasChromium
+      ? `${HEADLESS_SHELL_PATH} is missing: the console's browser tests use the full browser, at twice the CPU (apt-get install chromium-headless-shell).`
+      : `${CHROMIUM_PATH} is missing: the console's browser tests are SKIPPED (apt-get install chromium chromium-headless-shell).`,
   );
 }
 if (!existsSync(consoleIndex)) {
@@ -62,9 +71,19 @@ export interface ConsolePage {
   readonly errors: string[];
 }
 
-export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
+/**
+ * Launches the headless shell, or the full browser when `desktopNotifications` (the shell has no
+ * Notification API) or when the shell is not installed.
+ */
+export async function launchConsoleBrowser(
+  options: { desktopNotifications?: boolean } = {},
+): Promise<ConsoleBrowser> {
+  const executablePath =
+    options.desktopNotifications === true || !hasHeadlessShell
+      ? CHROMIUM_PATH
+      : HEADLESS_SHELL_PATH;
   // launch() gives the browser a new empty profile directory of its own, removed on close.
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
   return {
     browser,
     async newPage(options = {}) {
