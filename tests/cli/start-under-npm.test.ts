@@ -217,7 +217,10 @@ describe('npm start in its own process group', () => {
       // child died of (@npmcli/run-script), so npm's late copy of the signal most likely reached
       // the gateway as Node was tearing the process down, after the last handler of ours could
       // run. Either way the gateway's one graceful stop (the lines above) is what is tested.
-      expect([{ code: 0, signal: null }, { code: null, signal: 'SIGTERM' }]).toContainEqual(exit);
+      expect([
+        { code: 0, signal: null },
+        { code: null, signal: 'SIGTERM' },
+      ]).toContainEqual(exit);
     },
     90_000,
   );
