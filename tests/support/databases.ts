@@ -115,20 +115,8 @@ async function emptiedSchema(schema: string): Promise<boolean> {
 }
 
 /** A client of its own whose search path is `schema` (so definitions print without it). */
-async function withSchemaClient<T>(
-  schema: string,
-  fn: (client: pg.Client) => Promise<T>,
-): Promise<T> {
-  const client = new pg.Client({
-    connectionString: postgresUrl,
-    options: `-c search_path=${schema}`,
-  });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+function withSchemaClient<T>(schema: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withPgClient({ connectionString: postgresUrl, options: `-c search_path=${schema}` }, fn);
 }
 
 /** What a test could change in its schema besides rows, without the schema's own name. */
@@ -206,19 +194,27 @@ async function emptied(server: EmbeddedServer): Promise<boolean> {
   }
 }
 
-async function withClient<T>(
-  server: EmbeddedServer,
+function withClient<T>(server: EmbeddedServer, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withPgClient(
+    {
+      host: server.host,
+      port: server.port,
+      user: 'postgres',
+      database: 'postgres',
+      // Failure bounds only: a server that does not answer is replaced, not waited for.
+      connectionTimeoutMillis: 30_000,
+      query_timeout: 30_000,
+    },
+    fn,
+  );
+}
+
+/** Runs `fn` with a client connected by `config`, ended after. */
+async function withPgClient<T>(
+  config: pg.ClientConfig,
   fn: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
-  const client = new pg.Client({
-    host: server.host,
-    port: server.port,
-    user: 'postgres',
-    database: 'postgres',
-    // Failure bounds only: a server that does not answer is replaced, not waited for.
-    connectionTimeoutMillis: 30_000,
-    query_timeout: 30_000,
-  });
+  const client = new pg.Client(config);
   await client.connect();
   try {
     return await fn(client);
@@ -258,13 +254,9 @@ export function emptyPGliteTemplate(): string | undefined {
 }
 
 export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
+  await withPgClient({ connectionString: postgresUrl }, (client) =>
+    client.query(`drop schema if exists "${schema}" cascade`),
+  );
 }
 
 /** Runs `body` once per database kind available: `describe('pglite')`, `describe('postgres')`. */
