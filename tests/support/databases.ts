@@ -98,20 +98,25 @@ async function emptiedSchema(schema: string): Promise<boolean> {
   if (schemaShape === undefined) return false;
   try {
     return await withSchemaClient(schema, async (client) => {
-      const { rows } = await client.query<{ name: string }>(
-        `select format('%I.%I', schemaname, tablename) as name from pg_tables
-          where schemaname = $1 and tablename <> '_prisma_migrations'`,
-        [schema],
-      );
-      const tables = rows.map((row) => row.name).join(', ');
-      // As a replica would: the audit trail's append-only triggers refuse a TRUNCATE otherwise.
-      await client.query('set session_replication_role = replica');
-      if (tables !== '') await client.query(`truncate ${tables} restart identity cascade`);
+      await emptyTables(client, schema);
       return (await schemaShapeOf(client, schema)) === schemaShape;
     });
   } catch {
     return false;
   }
+}
+
+/** Empties every table of `schema` but the migrations' and restarts their sequences. */
+async function emptyTables(client: pg.Client, schema: string): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `select format('%I.%I', schemaname, tablename) as name from pg_tables
+      where schemaname = $1 and tablename <> '_prisma_migrations'`,
+    [schema],
+  );
+  const tables = rows.map((row) => row.name).join(', ');
+  // As a replica would: the audit trail's append-only triggers refuse a TRUNCATE otherwise.
+  await client.query('set session_replication_role = replica');
+  if (tables !== '') await client.query(`truncate ${tables} restart identity cascade`);
 }
 
 /** A client of its own whose search path is `schema` (so definitions print without it). */
@@ -173,15 +178,8 @@ async function emptied(server: EmbeddedServer): Promise<boolean> {
   if (server.failure !== null) return false;
   try {
     return await withClient(server, async (client) => {
-      const { rows } = await client.query<{ name: string }>(
-        `select format('%I.%I', schemaname, tablename) as name from pg_tables
-          where schemaname = 'public' and tablename <> '_prisma_migrations'`,
-      );
-      const tables = rows.map((row) => row.name).join(', ');
-      // As a replica would: the audit trail's append-only triggers refuse a TRUNCATE otherwise.
-      await client.query('set session_replication_role = replica');
       try {
-        if (tables !== '') await client.query(`truncate ${tables} restart identity cascade`);
+        await emptyTables(client, 'public');
       } finally {
         // PGlite is one backend session for every connection: what one test set (this role,
         // settings, advisory locks, prepared statements) would still hold in the next.
