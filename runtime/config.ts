@@ -176,6 +176,12 @@ export const SETTINGS = {
     parse: integer(1024, 64 * 1024 * 1024),
     help: 'MCP proxy: largest request body (`413` beyond) and largest message accepted from an upstream.',
   }),
+  mcpListTtlMs: setting({
+    name: 'AGENT_GATEWAY_MCP_LIST_TTL_MS',
+    default: '60000',
+    parse: integer(0, 86_400_000),
+    help: "MCP proxy, 2026-07-28 clients: the `ttlMs` of a `tools/list` answer filtered for the calling agent (its `cacheScope` is `private`); a policy change that alters the agent's tools is announced on `subscriptions/listen` streams at once ([docs/mcp-proxy.md](docs/mcp-proxy.md)).",
+  }),
   streamHeartbeatMs: setting({
     name: 'AGENT_GATEWAY_STREAM_HEARTBEAT_MS',
     default: '15000',

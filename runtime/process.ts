@@ -110,7 +110,7 @@ export async function startProcess(
           perSessionInFlight: config.mcpSessionConcurrency,
           perAgentInFlight: config.mcpAgentConcurrency,
         },
-        mcpLimits: { maxMessageBytes: config.mcpMaxMessageBytes },
+        mcpLimits: { maxMessageBytes: config.mcpMaxMessageBytes, listTtlMs: config.mcpListTtlMs },
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
         role: plan.role,

@@ -14,6 +14,8 @@ export interface ProxyLimits {
   readonly readTimeoutMs: number;
   /** SSE keep-alive comments while a call waits (a held call), in ms. */
   readonly keepAliveMs: number;
+  /** The `ttlMs` of a filtered tools/list answer to a stateless-era client. Default 60 s. */
+  readonly listTtlMs: number;
 }
 
 export const PROXY_LIMIT_DEFAULTS: ProxyLimits = {
@@ -21,6 +23,7 @@ export const PROXY_LIMIT_DEFAULTS: ProxyLimits = {
   connectTimeoutMs: 2_000,
   readTimeoutMs: 30_000,
   keepAliveMs: 15_000,
+  listTtlMs: 60_000,
 };
 
 export interface McpProxyDependencies extends InspectDependencies {

@@ -11,7 +11,8 @@
 // - notifications and the client's answers to server-initiated requests: passed to the upstream
 //   session (a blocked notification is dropped).
 // Every request re-reads the tenant from the current snapshot, so a kill or a policy change
-// applies to sessions already open.
+// applies to sessions already open. Requests of the stateless era (2026-07-28) are stateless.ts's;
+// the refusals and the upstream token below serve both.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
@@ -23,9 +24,11 @@ import { refusePassthrough } from '../governance/token-passthrough.js';
 import type { CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
 import type { McpProxyDependencies } from './dependencies.js';
+import { identityRequired } from './identity-required.js';
 import { auditedCall, relayServerMessage } from './relay.js';
 import { rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
+import { StatelessService } from './stateless.js';
 import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
 import type {
@@ -47,10 +50,14 @@ export class McpProxy {
   readonly #deps: McpProxyDependencies;
   readonly #stopping: AbortSignal;
 
+  /** The stateless era's requests (stateless.ts). */
+  readonly stateless: StatelessService;
+
   /** `stopping`: aborted when the server starts closing (held calls stop waiting). */
   constructor(deps: McpProxyDependencies, stopping: AbortSignal) {
     this.#deps = deps;
     this.#stopping = stopping;
+    this.stateless = new StatelessService(this, stopping);
   }
 
   get deps(): McpProxyDependencies {
@@ -75,7 +82,7 @@ export class McpProxy {
     const refusal =
       this.#refuseSession(tenant, caller, serverId) ?? refusePassthrough(undefined, message.params);
     if (refusal) {
-      await this.#deny(tenant, caller, serverId, message, refusal, stream);
+      await this.deny(tenant, caller, serverId, message, refusal, stream);
       return undefined;
     }
     const server = tenant.servers.get(serverId)!;
@@ -85,7 +92,7 @@ export class McpProxy {
       opened = await deps.upstreamSessions.open(
         {
           target: { serverKey: server.serverKey, url: server.url },
-          authorization: this.#forwardToken(tenant.id, agent.id, serverId),
+          authorization: this.forwardToken(tenant.id, agent.id, serverId),
           connectTimeoutMs: deps.limits.connectTimeoutMs,
           readTimeoutMs: deps.limits.readTimeoutMs,
           maxMessageBytes: deps.limits.maxMessageBytes,
@@ -155,7 +162,7 @@ export class McpProxy {
       !caller.identityProven &&
       message.method === MCP_METHODS.TOOLS_CALL
     ) {
-      await this.#deny(tenant, caller, session.serverId, message, identityRequired(), stream);
+      await this.deny(tenant, caller, session.serverId, message, identityRequired(), stream);
       return;
     }
     if (message.method === MCP_METHODS.TOOLS_CALL) {
@@ -173,9 +180,9 @@ export class McpProxy {
     }
     const refusal =
       refusePassthrough(undefined, message.params) ??
-      this.#refuseMethod(tenant, session.serverId, message.method);
+      this.refuseMethod(tenant, session.serverId, message.method);
     if (refusal) {
-      await this.#deny(tenant, caller, session.serverId, message, refusal, stream);
+      await this.deny(tenant, caller, session.serverId, message, refusal, stream);
       return;
     }
     const response = await this.#forward(session, tenant, incoming);
@@ -308,12 +315,12 @@ export class McpProxy {
     }
     if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
     return (
-      this.#refuseMethod(tenant, serverId, MCP_METHODS.INITIALIZE) ??
-      this.#unregistered(tenant, serverId)
+      this.refuseMethod(tenant, serverId, MCP_METHODS.INITIALIZE) ??
+      this.unregistered(tenant, serverId)
     );
   }
 
-  #refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined {
+  refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined {
     if (!tenant.policy.trustedServers.has(serverId)) {
       return {
         code: 'MCP_SERVER_NOT_WHITELISTED',
@@ -329,7 +336,7 @@ export class McpProxy {
     return undefined;
   }
 
-  #unregistered(tenant: CompiledTenant, serverId: string): Block | undefined {
+  unregistered(tenant: CompiledTenant, serverId: string): Block | undefined {
     if (tenant.servers.has(serverId)) return undefined;
     return {
       code: 'MCP_SERVER_NOT_REGISTERED',
@@ -341,7 +348,7 @@ export class McpProxy {
   }
 
   /** An audited refusal, answered as a JSON-RPC error (durable before it is sent). */
-  async #deny(
+  async deny(
     tenant: CompiledTenant,
     caller: ProxyCaller,
     serverId: string,
@@ -365,7 +372,7 @@ export class McpProxy {
   }
 
   /** Gateway-minted tokens for the upstream under oauthMode mcp_as (cached by the minter). */
-  #forwardToken(tenantId: string, agentId: string, serverId: string) {
+  forwardToken(tenantId: string, agentId: string, serverId: string) {
     const deps = this.#deps;
     return async (): Promise<string | undefined> => {
       const tenant = deps.store.current?.tenants.get(tenantId as never);
@@ -389,14 +396,4 @@ export class McpProxy {
 function resultOf(message: JsonRpcResponseMessage): Record<string, unknown> | undefined {
   const result = message.result;
   return isRecord(result) ? result : undefined;
-}
-
-function identityRequired(): Block {
-  return {
-    code: 'AGENT_IDENTITY_REQUIRED',
-    message: formatErrorMessage('AGENT_IDENTITY_REQUIRED', {
-      missing:
-        'the tenant requires agent identity: use an access token obtained with private_key_jwt or the agent-identity authorization code',
-    }),
-  };
 }

@@ -25,7 +25,8 @@ export function rpcError(
 /** The message an answer of the governance pipeline becomes on the client's stream. */
 export function responseOf(id: JsonRpcId, answer: InspectAnswer): JsonRpcResponseMessage {
   const response = answer.response as JsonRpcResponseMessage | undefined;
-  if (answer.reasonCode === null && response && 'result' in response) return response;
+  // The upstream's own answer, a result or a JSON-RPC error of its own, passes unchanged.
+  if (answer.reasonCode === null && response && isUpstreamAnswer(response)) return response;
   const reasonCode = answer.reasonCode ?? 'INTERNAL_ERROR';
   const data: Record<string, unknown> = { inspectionId: answer.inspectionId };
   if (answer.auditId) data.auditId = answer.auditId;
@@ -39,6 +40,11 @@ export function responseOf(id: JsonRpcId, answer: InspectAnswer): JsonRpcRespons
       ? JSONRPC_ERROR_CODES.UPSTREAM_FAILED
       : (response?.error?.code ?? JSONRPC_ERROR_CODES.GATEWAY_DENIED);
   return rpcError(id, code, reasonCode, answer.message ?? reasonCode, data);
+}
+
+/** True when the forwarded call's response is the upstream's answer to it. */
+export function isUpstreamAnswer(response: JsonRpcResponseMessage): boolean {
+  return 'result' in response || (typeof response.error === 'object' && response.error !== null);
 }
 
 /**

@@ -130,18 +130,63 @@ export class ProxySessions {
   /** Counts a call in, unless the session or the agent is at its limit. */
   admit(session: ProxySession): Admission {
     if (session.inFlight >= this.limits.perSessionInFlight) return 'session';
-    const agentCount = this.#inFlightByAgent.get(session.agentId) ?? 0;
-    if (agentCount >= this.limits.perAgentInFlight) return 'agent';
+    if (!this.admitAgent(session.agentId)) return 'agent';
     session.inFlight += 1;
-    this.#inFlightByAgent.set(session.agentId, agentCount + 1);
     return 'ok';
   }
 
   release(session: ProxySession): void {
     session.inFlight -= 1;
-    const agentCount = (this.#inFlightByAgent.get(session.agentId) ?? 1) - 1;
-    if (agentCount <= 0) this.#inFlightByAgent.delete(session.agentId);
-    else this.#inFlightByAgent.set(session.agentId, agentCount);
+    this.releaseAgent(session.agentId);
+  }
+
+  /** Counts a call of the agent in (a stateless request has no session), unless at its limit. */
+  admitAgent(agentId: AgentId): boolean {
+    const agentCount = this.#inFlightByAgent.get(agentId) ?? 0;
+    if (agentCount >= this.limits.perAgentInFlight) return false;
+    this.#inFlightByAgent.set(agentId, agentCount + 1);
+    return true;
+  }
+
+  releaseAgent(agentId: AgentId): void {
+    const agentCount = (this.#inFlightByAgent.get(agentId) ?? 1) - 1;
+    if (agentCount <= 0) this.#inFlightByAgent.delete(agentId);
+    else this.#inFlightByAgent.set(agentId, agentCount);
+  }
+
+  /**
+   * Registers a stateless request or listen stream of the agent (no session holds it), so a kill
+   * ends it like a session and a stopping server ends it like a GET stream. `end` runs once at
+   * most; the returned function unregisters it.
+   */
+  track(tenantId: TenantId, agentId: AgentId, end: () => void): () => void {
+    const entry = { tenantId, agentId, end };
+    this.#stateless.add(entry);
+    return () => {
+      this.#stateless.delete(entry);
+    };
+  }
+
+  /** The agent's tracked stateless listen streams and requests. */
+  trackedCount(tenantId: TenantId, agentId: AgentId): number {
+    let count = 0;
+    for (const entry of this.#stateless) {
+      if (entry.tenantId === tenantId && entry.agentId === agentId) count += 1;
+    }
+    return count;
+  }
+
+  readonly #stateless = new Set<{ tenantId: TenantId; agentId: AgentId; end: () => void }>();
+
+  #endTracked(match: (entry: { tenantId: TenantId; agentId: AgentId }) => boolean): number {
+    let ended = 0;
+    for (const entry of [...this.#stateless]) {
+      if (!match(entry)) continue;
+      this.#stateless.delete(entry);
+      entry.end();
+      ended += 1;
+    }
+    return ended;
   }
 
   /** Ends a session: its waits stop, its GET stream ends, its upstream session is deleted. */
@@ -153,8 +198,10 @@ export class ProxySessions {
     session.upstream.close().catch(() => {});
   }
 
-  /** Closes every session of the agent (the kill switch); returns how many. */
+  /** Closes every session of the agent (the kill switch) and ends its stateless requests and
+   *  listen streams; returns how many sessions. */
   closeAgent(tenantId: string, agentId: string): number {
+    this.#endTracked((entry) => entry.tenantId === tenantId && entry.agentId === agentId);
     let closed = 0;
     for (const session of [...this.#byId.values()]) {
       if (session.tenantId === tenantId && session.agentId === agentId) {
@@ -182,6 +229,7 @@ export class ProxySessions {
    */
   endServerStreams(): void {
     for (const session of this.#byId.values()) session.serverStream?.end();
+    this.#endTracked(() => true);
   }
 
   closeAll(): void {

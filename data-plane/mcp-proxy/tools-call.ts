@@ -46,6 +46,9 @@ export interface ToolCallContext {
   readonly protocolVersion: string;
   /** Aborted when the server starts closing: a held call stops waiting and answers pending. */
   readonly stopping: AbortSignal;
+  /** The HTTP status an upstream's own JSON-RPC error is relayed with (stateless era: the
+   *  upstream's, e.g. 400 with -32021); default 200. */
+  readonly upstreamErrorStatus?: () => number;
 }
 
 /** Runs the call to its end: resolves once its response is on the client's stream. */
@@ -152,7 +155,9 @@ class ProxyOutlet implements DecisionOutlet {
       this.#waitForApproval(answer).catch((error: unknown) => this.#fail(error));
       return;
     }
-    this.#respond(responseOf(this.#ctx.message.id, answer));
+    const response = responseOf(this.#ctx.message.id, answer);
+    const upstreamError = answer.reasonCode === null && response.error !== undefined;
+    this.#respond(response, upstreamError ? (this.#ctx.upstreamErrorStatus?.() ?? 200) : 200);
   }
 
   async forward(exchange: AgentExchange, answer: InspectAnswer): Promise<void> {
@@ -193,8 +198,8 @@ class ProxyOutlet implements DecisionOutlet {
     }
   }
 
-  #respond(response: ReturnType<typeof responseOf>): void {
-    this.#ctx.stream.respond(response);
+  #respond(response: ReturnType<typeof responseOf>, status = 200): void {
+    this.#ctx.stream.respond(response, status);
     this.#resolve();
   }
 

@@ -18,6 +18,10 @@
 //   before the response after an event id (or, with no awaited response, at all) resolves without
 //   a response but with its last event id, so the caller can resume it (GET + Last-Event-ID).
 //   Without `onMessage` nothing of this runs and nothing more is allocated.
+// - JSON lines (`jsonLines`, relay mode; the proxy's stateless exchanges): an `application/json`
+//   body may hold several messages, one per line (json-lines.ts), read like an SSE stream's
+//   events: relayed in order, the response ends it, each message bounded, the idle timer restarted
+//   per message. With nothing awaited (a `subscriptions/listen` stream), its end is not an error.
 import { type Dispatcher, Pool } from 'undici';
 import { MCP_HEADERS } from '../../shared/mcp/protocol.js';
 import { createEgressConnector, type UpstreamEgress } from './egress-connector.js';
@@ -28,6 +32,7 @@ import {
   upstreamFailure,
   upstreamTimeout,
 } from './errors.js';
+import { JsonLinesReader } from './json-lines.js';
 import {
   classifyMessage,
   type JsonRpcId,
@@ -86,6 +91,8 @@ export interface ExchangeRequest {
   /** Relay mode, resuming a stream: the Last-Event-ID the caller sent in `headers`; it stays the
    *  outcome's `lastEventId` until the resumed stream brings a newer one. */
   readonly lastEventId?: string;
+  /** Relay mode: read an `application/json` body as newline-delimited messages (see above). */
+  readonly jsonLines?: boolean;
 }
 
 const PHASE_CONNECT = 0;
@@ -96,6 +103,7 @@ const MODE_NONE = 0;
 const MODE_JSON = 1;
 const MODE_SSE = 2;
 const MODE_SKIP = 3;
+const MODE_JSON_LINES = 4;
 
 /** Reason given to undici when the exchange cancels its own request (never surfaces). */
 const CANCELLED = new Error('upstream exchange cancelled');
@@ -178,6 +186,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #first: Buffer | null = null;
   #chunks: Buffer[] | null = null;
   #sse: SseParser | null = null;
+  #lines: JsonLinesReader | null = null;
   #sseResult: JsonRpcResponse | UpstreamError | null = null;
   #lastEventId = '';
   #retryMs: number | undefined = undefined;
@@ -292,6 +301,14 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#mode = MODE_SSE;
       if (this.#relay) this.#startRelay();
       else this.#sse = new SseParser((event) => this.#onSseEvent(event));
+    } else if (this.#relay && request.jsonLines === true && isJsonMediaType(essence)) {
+      this.#mode = MODE_JSON_LINES;
+      this.#startIdleTimer();
+      this.#lines = new JsonLinesReader((value) => {
+        this.#timer?.refresh();
+        this.#bytes = 0;
+        return this.#onMessageValue(value);
+      });
     } else if (request.expectedId === undefined || request.method === 'GET') {
       // A GET (listen or resume) answers only with an event stream; a JSON body is an HTTP error.
       this.#fail(upstreamFailure(`HTTP ${statusCode} without an event stream`, statusCode));
@@ -317,6 +334,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     } else if (this.#mode === MODE_SSE) {
       this.#sse!.push(chunk);
       this.#afterSse();
+    } else if (this.#mode === MODE_JSON_LINES) {
+      this.#lines!.push(chunk);
+      this.#afterSse();
     }
   }
 
@@ -339,6 +359,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         }
         this.#fail(upstreamFailure('SSE stream ended before the response', this.#status));
         return;
+      case MODE_JSON_LINES:
+        this.#endLines();
+        return;
       default:
         this.#succeed(undefined);
     }
@@ -356,12 +379,47 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#fail(fromTransportError(error));
   }
 
-  #startRelay(): void {
+  /** Relay mode: from the headers on, the timer bounds the silence between two messages. */
+  #startIdleTimer(): void {
     const idle = this.#request.idleTimeoutMs ?? this.#request.limits.readTimeoutMs;
     if (idle !== this.#request.limits.readTimeoutMs) {
       clearTimeout(this.#timer);
       this.#timer = idle > 0 ? setTimeout(onTimer, idle, this) : undefined;
     }
+  }
+
+  #endLines(): void {
+    try {
+      this.#lines!.end();
+    } catch {
+      this.#fail(
+        upstreamFailure(
+          this.#status >= 300
+            ? `HTTP ${this.#status} with a non-JSON body`
+            : 'response body is not JSON',
+          this.#status,
+        ),
+      );
+      return;
+    }
+    this.#afterSse();
+    if (this.#settled) return;
+    if (this.#request.expectedId === undefined) {
+      this.#succeed(undefined);
+      return;
+    }
+    this.#fail(
+      upstreamFailure(
+        this.#lines!.count === 0
+          ? `HTTP ${this.#status} without a body`
+          : 'the body ended before the response',
+        this.#status,
+      ),
+    );
+  }
+
+  #startRelay(): void {
+    this.#startIdleTimer();
     this.#sse = new SseParser(
       (event) => this.#onRelayEvent(event),
       (milliseconds) => {
@@ -402,6 +460,11 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       this.#sseResult = upstreamFailure('SSE event data is not JSON', this.#status);
       return true;
     }
+    return this.#onMessageValue(value);
+  }
+
+  /** One parsed message of an SSE stream or a JSON-lines body (see #onMessageData). */
+  #onMessageValue(value: unknown): boolean {
     const expectedId = this.#request.expectedId;
     let kind = classifyMessage(value, expectedId ?? '');
     // A listened stream (relay mode, nothing awaited) relays every valid message.
@@ -430,7 +493,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
         this.#sseResult = upstreamFailure('response id does not match the request', this.#status);
         return true;
       default:
-        this.#sseResult = upstreamFailure('SSE event is not a JSON-RPC message', this.#status);
+        this.#sseResult = upstreamFailure(
+          this.#mode === MODE_SSE
+            ? 'SSE event is not a JSON-RPC message'
+            : 'response body is not a JSON-RPC response',
+          this.#status,
+        );
         return true;
     }
   }
@@ -502,6 +570,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.#timer = undefined;
     this.#first = null;
     this.#chunks = null;
+    this.#lines = null;
     this.#resolve({
       status: this.#status,
       sessionId: this.#sessionId,

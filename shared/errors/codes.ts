@@ -277,8 +277,23 @@ export const ERROR_CODES = {
   MCP_PROTOCOL_VERSION_UNSUPPORTED: {
     status: 400,
     message: 'MCP-Protocol-Version {version} is not supported',
-    summary: 'The MCP-Protocol-Version header names a protocol revision the proxy does not speak.',
-    hint: 'Use one of the revisions docs/mcp-proxy.md lists (the one initialize negotiated).',
+    summary:
+      'The request names a protocol revision the proxy does not speak, of an era the upstream does not speak, or of the stateless era on a session (a stateless answer carries data.supported, JSON-RPC -32022).',
+    hint: 'Use one of the revisions data.supported or docs/mcp-proxy.md lists (on a session: the one initialize negotiated).',
+  },
+  MCP_HEADER_MISMATCH: {
+    status: 400,
+    message: 'the request headers do not match its body: {problem}',
+    summary:
+      'MCP 2026-07-28 mirrors the protocol version, method and name of a request into MCP-Protocol-Version, Mcp-Method and Mcp-Name; they must be present and equal to the body (JSON-RPC -32020, HeaderMismatch).',
+    hint: 'Send MCP-Protocol-Version, Mcp-Method and (tools/call, prompts/get, resources/read) Mcp-Name equal to the body, Base64 sentinel-encoded where not plain ASCII (docs/mcp-proxy.md).',
+  },
+  MCP_META_INVALID: {
+    status: 400,
+    message: 'the request metadata is invalid: {problem}',
+    summary:
+      'A stateless MCP request (2026-07-28) carries its protocol version and client capabilities in params._meta (JSON-RPC -32602, Invalid params).',
+    hint: 'Put io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities (an object) in params._meta of every request (docs/mcp-proxy.md).',
   },
   MCP_PROXY_UNAUTHORIZED: {
     status: 401,

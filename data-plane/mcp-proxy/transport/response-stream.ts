@@ -54,6 +54,12 @@ abstract class DownstreamStream {
     return this.#closed || this.res.writableEnded;
   }
 
+  /** The HTTP response itself, for a stream that becomes another kind of answer (a stateless
+   *  listen stream is a ServerStream on its POST's response). */
+  get response(): ServerResponse {
+    return this.res;
+  }
+
   /** Runs once when the connection closes (immediately if it already has). */
   onClose(listener: () => void): void {
     if (this.#closed) listener();
@@ -129,8 +135,9 @@ export class CallStream extends DownstreamStream {
     return true;
   }
 
-  /** One response; the last one ends the stream. */
-  respond(response: JsonRpcMessage): void {
+  /** One response; the last one ends the stream. `status`: of a JSON answer (a stateless-era
+   *  error relayed with the upstream's 4xx); an SSE stream has sent its 200 already. */
+  respond(response: JsonRpcMessage, status = 200): void {
     if (this.closed) return;
     this.#pending -= 1;
     if (this.#log) {
@@ -140,7 +147,7 @@ export class CallStream extends DownstreamStream {
     }
     if (!this.#sse) {
       const body = JSON.stringify(response);
-      this.res.writeHead(200, {
+      this.res.writeHead(status, {
         ...this.headers,
         'content-type': 'application/json',
         'content-length': Buffer.byteLength(body),

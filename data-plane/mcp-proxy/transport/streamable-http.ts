@@ -1,5 +1,5 @@
 // The downstream half of the proxy: MCP's Streamable HTTP transport (revisions 2024-11-05 to
-// 2025-11-25) at /mcp/{serverId}, on Fastify. Written here rather than taken from the SDK's
+// 2025-11-25 with sessions, 2026-07-28 without) at /mcp/{serverId}, on Fastify. Written here rather than taken from the SDK's
 // StreamableHTTPServerTransport because a proxy needs what that class hides: which downstream
 // request each message belongs to (a held call's progress and an upstream's sampling request
 // must travel on that call's own stream), the choice of JSON or SSE per answer, and one session
@@ -7,10 +7,13 @@
 //
 // Per request, in order: Origin (403 MCP_ORIGIN_FORBIDDEN), who is calling (401 with
 // WWW-Authenticate and the RFC 9728 metadata URL), the body (4 MiB; JSON; one message or a
-// 2025-03-26 batch; `params` at most 64 levels deep, as on inspect), MCP-Protocol-Version, the
-// session (initialize opens one; every other POST, GET and DELETE needs the Mcp-Session-Id of a
-// live session of the same agent and server), the concurrency limits, then the proxy
-// (../proxy.ts). Transport failures are JSON-RPC error bodies with the registry's HTTP status and
+// 2025-03-26 batch; `params` at most 64 levels deep, as on inspect), then the era: a POST of one
+// message without a session that carries the stateless era's `_meta` or protocol version is
+// checked as that revision requires (shared/mcp/stateless-request.ts: 400 with -32020, -32602 or
+// -32022 and the request's id) and served by ../stateless.ts; every other request goes on with
+// MCP-Protocol-Version (a session-era revision), the session (initialize opens one; every other
+// POST, GET and DELETE needs the Mcp-Session-Id of a live session of the same agent and server),
+// the concurrency limits, then the proxy (../proxy.ts). Transport failures are JSON-RPC error bodies with the registry's HTTP status and
 // the reasonCode in `data`; gateway decisions are JSON-RPC errors on 200 (../rpc-errors.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from '../../../http-edge/errors.js';
@@ -18,22 +21,33 @@ import { markRefusal } from '../../../shared/audit/index.js';
 import {
   ERROR_CODES,
   type ErrorCode,
+  formatErrorMessage,
   type GatewayError,
   gatewayError,
 } from '../../../shared/errors/index.js';
 import {
-  isSupportedProtocolVersion,
+  eraOf,
   JSONRPC_ERROR_CODES,
   MCP_HEADERS,
   MCP_METHODS,
 } from '../../../shared/mcp/protocol.js';
+import {
+  checkStatelessRequest,
+  isRefusal,
+  isStatelessTraffic,
+} from '../../../shared/mcp/stateless-request.js';
 import { MAX_DEPTH, MAX_NODES } from '../../governance/request.js';
 import { withinJsonBounds } from '../../json-bounds.js';
 import { refusedAgent } from '../../refusal-subjects.js';
 import { authenticateCaller, type ProxyCaller, proxyChallenge } from '../auth.js';
 import type { McpProxy } from '../proxy.js';
 import type { ProxySession } from '../sessions.js';
-import { type JsonRpcMessage, type JsonRpcRequestMessage, kindOf } from './messages.js';
+import {
+  type JsonRpcMessage,
+  type JsonRpcRequestMessage,
+  kindOf,
+  type MessageKind,
+} from './messages.js';
 import { isOriginAllowed } from './origin.js';
 import { CallStream, ServerStream, startEventStream } from './response-stream.js';
 
@@ -58,7 +72,7 @@ export function registerStreamableHttp(app: FastifyInstance, proxy: McpProxy): v
     const mapped = toGatewayError(error as Error, request);
     if (mapped.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'unexpected error');
     const serverId = (request.params as { serverId?: string } | undefined)?.serverId ?? '';
-    return sendTransportError(reply, mapped, issuer(), serverId);
+    return sendTransportError(reply, mapped, issuer(), serverId, statelessRequestId(request));
   });
 
   // Bodies are bounded as they are parsed, before anything can walk or serialize them: JSON.parse
@@ -190,6 +204,9 @@ async function handlePost(
   const kinds = messages.map(kindOf);
   if (kinds.includes('invalid')) throw invalid('a message that is not JSON-RPC 2.0');
   for (const kind of kinds) proxy.deps.metrics.mcpProxyMessages.inc({ kind });
+  if (!Array.isArray(request.body) && isStatelessTraffic(request.headers, request.body)) {
+    return handleStatelessPost(proxy, request, reply, kinds[0]!);
+  }
   const protocolVersion = checkedProtocolVersion(request);
   const initialize = messages.findIndex(
     (message, index) =>
@@ -252,6 +269,84 @@ async function handlePost(
   } finally {
     for (let i = 0; i < requests.length; i++) proxy.deps.sessions.release(session);
   }
+}
+
+/** A POST of the stateless era (2026-07-28): one message, no session. */
+async function handleStatelessPost(
+  proxy: McpProxy,
+  request: ProxyRequest,
+  reply: FastifyReply,
+  kind: MessageKind,
+): Promise<void> {
+  if (kind === 'response') throw invalid('a response: a client of 2026-07-28 sends none');
+  // The revision defines no client notification on Streamable HTTP (closing a stream cancels):
+  // one is acknowledged as the transport requires and goes no further.
+  if (kind === 'notification') return reply.code(202).send() as unknown as undefined;
+  const message = request.body as JsonRpcRequestMessage;
+  const checked = checkStatelessRequest(request.headers, message);
+  if (isRefusal(checked)) {
+    return reply.code(400).send({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: checked.rpcCode,
+        message: `${checked.reasonCode}: ${formatErrorMessage(checked.reasonCode, {
+          problem: checked.problem,
+          version: checked.data?.requested ?? '',
+        })}`,
+        data: {
+          ...checked.data,
+          reasonCode: checked.reasonCode,
+          hint: ERROR_CODES[checked.reasonCode].hint,
+        },
+      },
+    }) as unknown as undefined;
+  }
+  const caller = request.mcpCaller!;
+  const { sessions } = proxy.deps;
+  // A listen stream is long-lived and bounded on its own (../stateless.ts), not as a call.
+  const counted = message.method !== MCP_METHODS.SUBSCRIPTIONS_LISTEN;
+  if (counted && !sessions.admitAgent(caller.agentId)) {
+    throw gatewayError('MCP_CONCURRENCY_LIMIT', {
+      scope: 'agent',
+      limit: sessions.limits.perAgentInFlight,
+    });
+  }
+  reply.hijack();
+  const stream = new CallStream(reply.raw, {});
+  stream.acceptsSse = acceptsEventStream(request);
+  try {
+    await proxy.stateless.serve({
+      caller,
+      serverId: (request.params as { serverId: string }).serverId,
+      message,
+      checked,
+      headers: request.headers,
+      stream,
+    });
+  } catch (error) {
+    request.log.error({ err: error }, 'mcp proxy: a stateless request failed');
+    stream.respond({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: JSONRPC_ERROR_CODES.INTERNAL_ERROR,
+        message: 'INTERNAL_ERROR: the proxy failed',
+        data: { reasonCode: 'INTERNAL_ERROR' },
+      },
+    });
+  } finally {
+    if (counted) sessions.releaseAgent(caller.agentId);
+  }
+}
+
+/** The id of a stateless-era request, which its transport errors carry; null otherwise. */
+function statelessRequestId(request: FastifyRequest): string | number | null {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  if (typeof id !== 'string' && typeof id !== 'number') return null;
+  return isStatelessTraffic(request.headers, body) ? id : null;
 }
 
 function handleGet(proxy: McpProxy, request: ProxyRequest, reply: FastifyReply): void {
@@ -335,7 +430,7 @@ function admit(proxy: McpProxy, session: ProxySession, count: number): void {
 function checkedProtocolVersion(request: FastifyRequest): string | undefined {
   const version = request.headers[MCP_HEADERS.PROTOCOL_VERSION];
   if (version === undefined) return undefined;
-  if (typeof version !== 'string' || !isSupportedProtocolVersion(version)) {
+  if (typeof version !== 'string' || eraOf(version) !== 'session') {
     throw gatewayError('MCP_PROTOCOL_VERSION_UNSUPPORTED', {
       version: String(version).slice(0, 50),
     });
@@ -368,6 +463,7 @@ function sendTransportError(
   error: GatewayError,
   issuer: string,
   serverId: string,
+  id: string | number | null = null,
 ): FastifyReply {
   const code = error.code as ErrorCode;
   const status = ERROR_CODES[code]?.status ?? 500;
@@ -381,7 +477,7 @@ function sendTransportError(
       : JSONRPC_ERROR_CODES.INVALID_REQUEST;
   return reply.code(status).send({
     jsonrpc: '2.0',
-    id: null,
+    id,
     error: {
       code: rpcCode,
       message: `${code}: ${error.message}`,

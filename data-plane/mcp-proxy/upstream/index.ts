@@ -20,3 +20,4 @@ export {
   UpstreamSessions,
   type UpstreamSessionsOptions,
 } from './sessions.js';
+export { StatelessUpstream, type StatelessUpstreamConfig } from './stateless.js';

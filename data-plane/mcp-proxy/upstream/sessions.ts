@@ -4,7 +4,7 @@
 // (its capabilities, clientInfo, protocolVersion and id unchanged: the upstream session declares
 // what the client can do) and returns the upstream's answer with the session it opened.
 // `notifications/initialized` is the downstream client's to send; the proxy relays it through
-// `send`.
+// `send`. A stateless-era request gets `stateless`: one exchange on the same pool, no session.
 import { MCP_ACCEPT } from '../../../shared/mcp/protocol.js';
 import { DEFAULT_UPSTREAM_EGRESS, type UpstreamEgress } from '../../upstream/egress-connector.js';
 import { upstreamFailure } from '../../upstream/errors.js';
@@ -20,6 +20,7 @@ import {
   type JsonRpcResponse,
 } from '../../upstream/json-rpc.js';
 import { Session, type UpstreamSession, type UpstreamSessionConfig } from './session.js';
+import { StatelessUpstream, type StatelessUpstreamConfig } from './stateless.js';
 
 export interface UpstreamSessionsOptions {
   /** Most connections per upstream server (its pool). Default unlimited. */
@@ -94,6 +95,11 @@ export class UpstreamSessions {
     }
     this.#open.add(session);
     return { session, response };
+  }
+
+  /** One stateless request's exchange with the upstream, on the server's pool (stateless.ts). */
+  stateless(config: StatelessUpstreamConfig): StatelessUpstream {
+    return new StatelessUpstream(this.#poolFor(config), config);
   }
 
   /** Closes every open session (DELETE, best effort), then the pools. */

@@ -12,7 +12,7 @@ import {
 } from '../../../data-plane/upstream/index.js';
 import {
   INSPECT_OFFERED_PROTOCOL_VERSION,
-  LATEST_PROTOCOL_VERSION,
+  LATEST_SESSION_PROTOCOL_VERSION,
 } from '../../../shared/mcp/protocol.js';
 import {
   type ReferenceServer,
@@ -59,9 +59,9 @@ describe('the revision the inspect forwarder offers', () => {
     });
   });
 
-  it(`would fail that call offering ${LATEST_PROTOCOL_VERSION}: the server polls and the forwarder does not resume`, async () => {
-    expect(INSPECT_OFFERED_PROTOCOL_VERSION).not.toBe(LATEST_PROTOCOL_VERSION);
-    const failure = await forward(LATEST_PROTOCOL_VERSION).catch((error: unknown) => error);
+  it(`would fail that call offering ${LATEST_SESSION_PROTOCOL_VERSION}: the server polls and the forwarder does not resume`, async () => {
+    expect(INSPECT_OFFERED_PROTOCOL_VERSION).not.toBe(LATEST_SESSION_PROTOCOL_VERSION);
+    const failure = await forward(LATEST_SESSION_PROTOCOL_VERSION).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect((failure as UpstreamError).code).toBe('MCP_UPSTREAM_ERROR');
     expect((failure as UpstreamError).detail).toMatch(/SSE stream ended before the response/);

@@ -1,0 +1,628 @@
+// MCP's stateless era (2026-07-28) through the proxy, beside the sessions of proxy.ts: every
+// request stands alone. The transport (transport/streamable-http.ts) has checked the origin, the
+// caller and what the revision requires of the request (shared/mcp/stateless-request.ts); here,
+// per request:
+// - the caller is checked as a session's opener is (agent known and not killed, identity when the
+//   tenant requires it, server registered); the request goes upstream on an exchange of its own
+//   (upstream/stateless.ts) with the gateway's token, never the client's;
+// - tools/call: the same governance as on a session (tools-call.ts: whitelist, pins, detectors,
+//   NPL, limits, approvals, audit), with a session object that lives for this one call;
+// - tools/list: filtered for the agent (tools-list.ts) and marked `cacheScope: "private"` with
+//   the gateway's `ttlMs` (AGENT_GATEWAY_MCP_LIST_TTL_MS): the answer is this agent's alone;
+// - server/discover: the upstream's, seen through the gateway: the revisions both speak, private
+//   to the agent, the gateway's serverInfo with the upstream's beside it and the tools this agent
+//   may see (GATEWAY_META_KEYS);
+// - subscriptions/listen: the upstream's stream relayed, and the gateway's own
+//   `notifications/tools/list_changed` on it when a snapshot changes which tools the agent sees
+//   (the ack then says toolsListChanged even when the upstream cannot);
+// - everything else (resources, prompts, completion, an upstream's InputRequiredResult rounds):
+//   relayed unchanged, subject to method blocking and the `_meta` credential scan, with the
+//   upstream's HTTP status (this era gives 404 and 400 answers a meaning the client reads).
+// An upstream that answers a stateless request with a 4xx that is not one of this era's errors
+// speaks only the session era: the client is told MCP_PROTOCOL_VERSION_UNSUPPORTED (-32022)
+// naming the session revisions, and the server is remembered as such for ERA_MEMORY_MS, so later
+// requests are refused before governance runs (bridging eras is not done here).
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { formatErrorMessage } from '../../shared/errors/index.js';
+import type { AgentId } from '../../shared/ids.js';
+import { isRecord } from '../../shared/json/is-record.js';
+import {
+  GATEWAY_META_KEYS,
+  JSONRPC_ERROR_CODES,
+  MCP_CACHE_SCOPES,
+  MCP_HEADERS,
+  MCP_META_KEYS,
+  MCP_METHODS,
+  MCP_PARAM_HEADER_PREFIX,
+  SESSION_PROTOCOL_VERSIONS,
+  STATELESS_PROTOCOL_VERSIONS,
+} from '../../shared/mcp/protocol.js';
+import type { StatelessRequest } from '../../shared/mcp/stateless-request.js';
+import type { Block } from '../governance/exchange.js';
+import { refusePassthrough } from '../governance/token-passthrough.js';
+import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
+import type { ProxyCaller } from './auth.js';
+import { gatewayServerInfo } from './gateway-info.js';
+import { identityRequired } from './identity-required.js';
+import type { McpProxy } from './proxy.js';
+import { relayServerMessage } from './relay.js';
+import { rpcError, upstreamFailureOf } from './rpc-errors.js';
+import type { ProxySession } from './sessions.js';
+import { proxyToolCall } from './tools-call.js';
+import { permittedTools } from './tools-list.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcRequestMessage,
+  JsonRpcResponseMessage,
+} from './transport/messages.js';
+import { ReplayLogs } from './transport/replay.js';
+import { type CallStream, ServerStream } from './transport/response-stream.js';
+import type { StatelessUpstream } from './upstream/index.js';
+
+/** How long a server that answered like a session-era server is taken to be one. */
+export const ERA_MEMORY_MS = 5 * 60_000;
+/** Listen streams one agent may hold open on one data plane. */
+export const MAX_LISTEN_STREAMS_PER_AGENT = 32;
+
+/** The JSON-RPC errors of this era: an upstream answering with one speaks it. */
+const STATELESS_ERA_ERRORS = new Set<number>([
+  JSONRPC_ERROR_CODES.HEADER_MISMATCH,
+  JSONRPC_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY,
+  JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+  JSONRPC_ERROR_CODES.METHOD_NOT_FOUND,
+  JSONRPC_ERROR_CODES.INVALID_PARAMS,
+]);
+
+export interface StatelessIncoming {
+  readonly caller: ProxyCaller;
+  readonly serverId: string;
+  readonly message: JsonRpcRequestMessage;
+  readonly checked: StatelessRequest;
+  readonly headers: IncomingHttpHeaders;
+  readonly stream: CallStream;
+}
+
+/** An open subscriptions/listen stream that asked for tool list changes. */
+interface ToolListener {
+  readonly tenantId: string;
+  readonly agentId: AgentId;
+  readonly serverId: string;
+  readonly subscriptionId: string;
+  readonly send: (message: JsonRpcMessage) => void;
+  /** The upstream's last tools/list result, and the names this agent saw of it. */
+  listed: unknown;
+  visible: string;
+}
+
+export class StatelessService {
+  readonly #proxy: McpProxy;
+  readonly #stopping: AbortSignal;
+  /** serverKey → when its upstream answered like a session-era server. */
+  readonly #sessionEraServers = new Map<string, number>();
+  readonly #toolListeners = new Set<ToolListener>();
+
+  constructor(proxy: McpProxy, stopping: AbortSignal) {
+    this.#proxy = proxy;
+    this.#stopping = stopping;
+    proxy.deps.store.onApply(() => this.#announceToolChanges());
+  }
+
+  /** Serves one request; resolves once its answer is complete (a listen stream: ended). */
+  async serve(incoming: StatelessIncoming): Promise<void> {
+    const proxy = this.#proxy;
+    const deps = proxy.deps;
+    const { caller, serverId, message, stream } = incoming;
+    const tenant = deps.store.current?.tenants.get(caller.tenantId);
+    if (!tenant) {
+      stream.respond(
+        rpcError(message.id, JSONRPC_ERROR_CODES.GATEWAY_DENIED, 'AGENT_UNKNOWN', 'no such tenant'),
+      );
+      return;
+    }
+    const refusal = this.#refuse(tenant, caller, serverId, message);
+    if (refusal) {
+      await proxy.deny(tenant, caller, serverId, message, refusal, stream);
+      return;
+    }
+    const server = tenant.servers.get(serverId)!;
+    const agent = tenant.agents.get(caller.agentId)!;
+    if (this.#speaksSessionsOnly(server.serverKey)) {
+      stream.respond(sessionEraOnly(message), 400);
+      return;
+    }
+    const upstream = this.#upstream(tenant, agent, server, incoming);
+    const untrack = deps.sessions.track(tenant.id, agent.id, () => {
+      upstream.close().catch(() => {});
+    });
+    // In this era a client that closes its stream cancels its request.
+    stream.onClose(() => {
+      upstream.close().catch(() => {});
+    });
+    try {
+      if (message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN) {
+        await this.#listen(tenant, agent, server, incoming, upstream);
+        return;
+      }
+      const session = statelessSession(tenant, agent, serverId, upstream, incoming.checked);
+      if (message.method === MCP_METHODS.TOOLS_CALL) {
+        await proxyToolCall({
+          deps,
+          session,
+          tenant,
+          message,
+          stream,
+          headers: incoming.headers,
+          protocolVersion: incoming.checked.version,
+          stopping: this.#stopping,
+          upstreamErrorStatus: () => upstream.status || 200,
+        });
+        return;
+      }
+      await this.#relay(tenant, agent, server, session, incoming, upstream);
+    } finally {
+      untrack();
+    }
+  }
+
+  /** Why this request may not go upstream at all (audited as a deny), or undefined. */
+  #refuse(
+    tenant: CompiledTenant,
+    caller: ProxyCaller,
+    serverId: string,
+    message: JsonRpcRequestMessage,
+  ): Block | undefined {
+    const agent = tenant.agents.get(caller.agentId);
+    if (!agent) {
+      return {
+        code: 'AGENT_UNKNOWN',
+        message: formatErrorMessage('AGENT_UNKNOWN', { agentId: caller.agentId }),
+      };
+    }
+    if (agent.killed) {
+      return {
+        code: 'AGENT_REVOKED',
+        message: formatErrorMessage('AGENT_REVOKED', { agentId: agent.id }),
+      };
+    }
+    if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
+    const proxy = this.#proxy;
+    const unregistered = proxy.unregistered(tenant, serverId);
+    // tools/call meets the whitelist and method blocking in governance, audited with the call.
+    if (message.method === MCP_METHODS.TOOLS_CALL) return unregistered;
+    if (
+      message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN &&
+      this.#proxy.deps.sessions.trackedCount(tenant.id, agent.id) >= MAX_LISTEN_STREAMS_PER_AGENT
+    ) {
+      return {
+        code: 'MCP_CONCURRENCY_LIMIT',
+        message: formatErrorMessage('MCP_CONCURRENCY_LIMIT', {
+          scope: 'agent',
+          limit: MAX_LISTEN_STREAMS_PER_AGENT,
+        }),
+      };
+    }
+    return (
+      proxy.refuseMethod(tenant, serverId, message.method) ??
+      unregistered ??
+      refusePassthrough(undefined, message.params) ??
+      undefined
+    );
+  }
+
+  #upstream(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+    method?: string,
+  ): StatelessUpstream {
+    const deps = this.#proxy.deps;
+    return deps.upstreamSessions.stateless({
+      target: { serverKey: server.serverKey, url: server.url },
+      authorization: this.#proxy.forwardToken(tenant.id, agent.id, server.serverId),
+      connectTimeoutMs: deps.limits.connectTimeoutMs,
+      readTimeoutMs: deps.limits.readTimeoutMs,
+      maxMessageBytes: deps.limits.maxMessageBytes,
+      protocolVersion: incoming.checked.version,
+      forwardedHeaders: forwardedHeaders(incoming.headers, method),
+    });
+  }
+
+  /** Every request but tools/call and listen: relayed, with the era's and the gateway's edits. */
+  async #relay(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    session: ProxySession,
+    incoming: StatelessIncoming,
+    upstream: StatelessUpstream,
+  ): Promise<void> {
+    const deps = this.#proxy.deps;
+    const { message, stream } = incoming;
+    let discoveredTools: Promise<string[] | undefined> | undefined;
+    if (message.method === MCP_METHODS.SERVER_DISCOVER) {
+      discoveredTools = this.#visibleTools(tenant, agent, server, incoming);
+    }
+    let response: JsonRpcResponseMessage;
+    try {
+      response = (await upstream.request(message as never, {
+        onMessage: (relayed) => relayServerMessage(deps, session, tenant, relayed, stream),
+      })) as JsonRpcResponseMessage;
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      if (this.#answeredLikeSessionEra(server, upstream.status, undefined)) {
+        stream.respond(sessionEraOnly(message), 400);
+        return;
+      }
+      stream.respond(
+        rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
+      );
+      return;
+    }
+    if (this.#answeredLikeSessionEra(server, upstream.status, response)) {
+      stream.respond(sessionEraOnly(message), 400);
+      return;
+    }
+    const result = response.result;
+    if (message.method === MCP_METHODS.TOOLS_LIST && isRecord(result)) {
+      deps.listedTools?.record(
+        { tenantId: tenant.id, serverId: server.serverId, url: server.url },
+        result,
+      );
+      response = { ...response, result: this.#privateList(tenant, agent, server, result) };
+    } else if (discoveredTools !== undefined && isRecord(result)) {
+      response = { ...response, result: discovered(result, await discoveredTools, deps) };
+    }
+    stream.respond(response, upstream.status || 200);
+  }
+
+  /** A tools/list result filtered for the agent, cached privately for the gateway's TTL. */
+  #privateList(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    result: Readonly<Record<string, unknown>>,
+  ): Record<string, unknown> {
+    return {
+      ...(permittedTools(result, tenant, agent, server) as Record<string, unknown>),
+      ttlMs: this.#proxy.deps.limits.listTtlMs,
+      cacheScope: MCP_CACHE_SCOPES.PRIVATE,
+    };
+  }
+
+  /** The names of the tools this agent sees on the upstream's first tools/list page. */
+  async #visibleTools(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+  ): Promise<string[] | undefined> {
+    const listed = await this.#listTools(tenant, agent, server, incoming);
+    return listed === undefined
+      ? undefined
+      : toolNames(permittedTools(listed, tenant, agent, server));
+  }
+
+  /** The upstream's tools/list (first page), asked with the client's own `_meta`. */
+  async #listTools(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+  ): Promise<unknown> {
+    const upstream = this.#upstream(tenant, agent, server, incoming, MCP_METHODS.TOOLS_LIST);
+    try {
+      const meta = incoming.message.params?._meta;
+      const response = await upstream.request({
+        jsonrpc: '2.0',
+        id: `agent-gateway-${randomUUID()}`,
+        method: MCP_METHODS.TOOLS_LIST,
+        params: { _meta: meta },
+      } as never);
+      const result = (response as JsonRpcResponseMessage).result;
+      if (!isRecord(result)) return undefined;
+      this.#proxy.deps.listedTools?.record(
+        { tenantId: tenant.id, serverId: server.serverId, url: server.url },
+        result,
+      );
+      return result;
+    } catch (error) {
+      if (!upstreamFailureOf(error)) throw error;
+      return undefined;
+    }
+  }
+
+  /** subscriptions/listen: the upstream's stream relayed, with the gateway's tool changes. */
+  async #listen(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+    upstream: StatelessUpstream,
+  ): Promise<void> {
+    const deps = this.#proxy.deps;
+    const { message, stream } = incoming;
+    const wanted = isRecord(message.params?.notifications) ? message.params.notifications : {};
+    const wantsTools = wanted.toolsListChanged === true;
+    let out: ServerStream | undefined;
+    let held: JsonRpcResponseMessage | undefined;
+    let listener: ToolListener | undefined;
+    const send = (relayed: JsonRpcMessage) => {
+      if (out === undefined) {
+        // The answer becomes an SSE stream with its first notification (the acknowledgement).
+        out = new ServerStream(stream.response, {});
+        const timer = setInterval(() => out?.keepAlive(), deps.limits.keepAliveMs);
+        timer.unref();
+        out.onClose(() => clearInterval(timer));
+      }
+      out.send(relayed);
+    };
+    const onMessage = (relayed: JsonRpcMessage | { readonly method: string }) => {
+      if (!('method' in relayed)) {
+        // An error answer instead of a stream (an upstream that does not listen, say).
+        if (out === undefined) held = relayed as JsonRpcResponseMessage;
+        return;
+      }
+      const notification = relayed as JsonRpcMessage & { readonly method: string };
+      const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
+      if (current.policy.isMethodBlocked(notification.method)) return;
+      if (notification.method === MCP_METHODS.SUBSCRIPTIONS_ACKNOWLEDGED && wantsTools) {
+        send(acknowledgedWithTools(notification));
+        listener = this.#addToolListener(tenant, agent, server, incoming, notification, send);
+        return;
+      }
+      if (notification.method === MCP_METHODS.TOOLS_LIST_CHANGED && listener !== undefined) {
+        // The upstream's own change: its new list is the baseline of the next comparison.
+        this.#baseline(listener, tenant, agent, server, incoming);
+      }
+      send(notification);
+    };
+    try {
+      await upstream.stream(message as never, onMessage);
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      if (out === undefined) {
+        stream.respond(
+          rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
+        );
+        return;
+      }
+    } finally {
+      if (listener !== undefined) this.#toolListeners.delete(listener);
+    }
+    if (out !== undefined) {
+      out.end();
+      return;
+    }
+    if (held !== undefined && this.#answeredLikeSessionEra(server, upstream.status, held)) {
+      stream.respond(sessionEraOnly(message), 400);
+      return;
+    }
+    stream.respond(
+      held ??
+        rpcError(
+          message.id,
+          JSONRPC_ERROR_CODES.UPSTREAM_FAILED,
+          'MCP_UPSTREAM_ERROR',
+          'the upstream ended the listen stream without a message',
+        ),
+      held ? upstream.status || 200 : 200,
+    );
+  }
+
+  #addToolListener(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+    ack: JsonRpcMessage,
+    send: (message: JsonRpcMessage) => void,
+  ): ToolListener {
+    const meta = (ack as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+    const subscriptionId = meta?.[MCP_META_KEYS.SUBSCRIPTION_ID];
+    const listener: ToolListener = {
+      tenantId: tenant.id,
+      agentId: agent.id,
+      serverId: server.serverId,
+      subscriptionId:
+        typeof subscriptionId === 'string' ? subscriptionId : String(incoming.message.id),
+      send,
+      listed: undefined,
+      visible: '',
+    };
+    this.#toolListeners.add(listener);
+    this.#baseline(listener, tenant, agent, server, incoming);
+    return listener;
+  }
+
+  /** What the agent sees now: the baseline the next snapshot is compared with. */
+  #baseline(
+    listener: ToolListener,
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+  ): void {
+    listener.listed = undefined;
+    this.#listTools(tenant, agent, server, incoming)
+      .then((listed) => {
+        const current = this.#proxy.deps.store.current?.tenants.get(tenant.id) ?? tenant;
+        const now = current.agents.get(agent.id) ?? agent;
+        const serverNow = current.servers.get(server.serverId) ?? server;
+        listener.listed = listed;
+        listener.visible = visibleKey(listed, current, now, serverNow);
+      })
+      .catch((error: unknown) => {
+        this.#proxy.deps.logger.debug({ err: error }, 'mcp proxy: listing tools for a listener');
+      });
+  }
+
+  /** After a snapshot: tells each listener whose visible tools changed. */
+  #announceToolChanges(): void {
+    const snapshot = this.#proxy.deps.store.current;
+    for (const listener of this.#toolListeners) {
+      if (listener.listed === undefined) continue;
+      const tenant = snapshot?.tenants.get(listener.tenantId as never);
+      const agent = tenant?.agents.get(listener.agentId);
+      const server = tenant?.servers.get(listener.serverId as never);
+      if (!tenant || !agent || !server) continue;
+      const visible = visibleKey(listener.listed, tenant, agent, server);
+      if (visible === listener.visible) continue;
+      listener.visible = visible;
+      listener.send({
+        jsonrpc: '2.0',
+        method: MCP_METHODS.TOOLS_LIST_CHANGED,
+        params: { _meta: { [MCP_META_KEYS.SUBSCRIPTION_ID]: listener.subscriptionId } },
+      });
+    }
+  }
+
+  #speaksSessionsOnly(serverKey: string): boolean {
+    const since = this.#sessionEraServers.get(serverKey);
+    if (since === undefined) return false;
+    if (Date.now() - since < ERA_MEMORY_MS) return true;
+    this.#sessionEraServers.delete(serverKey);
+    return false;
+  }
+
+  /**
+   * True (and remembered) when an upstream answered a stateless request with a 4xx that is not
+   * this era's: what a session-era server answers a request without a session.
+   */
+  #answeredLikeSessionEra(
+    server: CompiledServer,
+    status: number,
+    response: JsonRpcResponseMessage | undefined,
+  ): boolean {
+    if (status < 400 || status >= 500) return false;
+    const code = response?.error?.code;
+    if (code !== undefined && STATELESS_ERA_ERRORS.has(code)) return false;
+    this.#sessionEraServers.set(server.serverKey, Date.now());
+    return true;
+  }
+}
+
+/** The session object a stateless call is governed with: it lives for this one request. */
+function statelessSession(
+  tenant: CompiledTenant,
+  agent: CompiledAgent,
+  serverId: string,
+  upstream: StatelessUpstream,
+  checked: StatelessRequest,
+): ProxySession {
+  const closed = new AbortController();
+  upstream.signal.addEventListener('abort', () => closed.abort(), { once: true });
+  return {
+    id: `stateless-${randomUUID()}`,
+    tenantId: tenant.id,
+    agentId: agent.id,
+    serverId,
+    upstream,
+    protocolVersion: checked.version,
+    clientCapabilities: checked.clientCapabilities,
+    inFlight: 0,
+    lastUsedMs: Date.now(),
+    serverStream: undefined,
+    closed,
+    replay: new ReplayLogs(),
+  };
+}
+
+/** The client's headers that travel upstream: the era's own and the tool parameters. */
+function forwardedHeaders(headers: IncomingHttpHeaders, method?: string): string[] {
+  const forwarded: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const own =
+      name === MCP_HEADERS.PROTOCOL_VERSION ||
+      (method === undefined &&
+        (name === MCP_HEADERS.METHOD ||
+          name === MCP_HEADERS.NAME ||
+          name.startsWith(MCP_PARAM_HEADER_PREFIX)));
+    if (!own || value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) forwarded.push(name, one);
+  }
+  if (method !== undefined) forwarded.push(MCP_HEADERS.METHOD, method);
+  return forwarded;
+}
+
+/** The answer to a request whose upstream speaks only the session era. */
+function sessionEraOnly(message: JsonRpcRequestMessage): JsonRpcResponseMessage {
+  const requested = message.params?._meta as Record<string, unknown> | undefined;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+      message: `MCP_PROTOCOL_VERSION_UNSUPPORTED: ${formatErrorMessage(
+        'MCP_PROTOCOL_VERSION_UNSUPPORTED',
+        { version: String(requested?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? '') },
+      )}: this server speaks only the session revisions (initialize first)`,
+      data: {
+        supported: SESSION_PROTOCOL_VERSIONS,
+        requested: String(requested?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? ''),
+        reasonCode: 'MCP_PROTOCOL_VERSION_UNSUPPORTED',
+      },
+    },
+  };
+}
+
+/** server/discover as the gateway answers it for this agent. */
+function discovered(
+  result: Readonly<Record<string, unknown>>,
+  tools: string[] | undefined,
+  deps: McpProxy['deps'],
+): Record<string, unknown> {
+  const meta = isRecord(result._meta) ? result._meta : {};
+  const upstreamVersions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+  const capabilities = isRecord(result.capabilities) ? result.capabilities : {};
+  const toolsCapability = isRecord(capabilities.tools) ? capabilities.tools : undefined;
+  return {
+    ...result,
+    supportedVersions: STATELESS_PROTOCOL_VERSIONS.filter((v) => upstreamVersions.includes(v)),
+    // The gateway announces its own list changes on listen streams (a policy change).
+    capabilities: toolsCapability
+      ? { ...capabilities, tools: { ...toolsCapability, listChanged: true } }
+      : capabilities,
+    ttlMs: deps.limits.listTtlMs,
+    cacheScope: MCP_CACHE_SCOPES.PRIVATE,
+    _meta: {
+      ...meta,
+      [MCP_META_KEYS.SERVER_INFO]: gatewayServerInfo(),
+      ...(meta[MCP_META_KEYS.SERVER_INFO] === undefined
+        ? {}
+        : { [GATEWAY_META_KEYS.UPSTREAM_SERVER_INFO]: meta[MCP_META_KEYS.SERVER_INFO] }),
+      ...(tools === undefined ? {} : { [GATEWAY_META_KEYS.TOOLS]: tools }),
+    },
+  };
+}
+
+function acknowledgedWithTools(ack: JsonRpcMessage): JsonRpcMessage {
+  const params = isRecord((ack as { params?: unknown }).params)
+    ? (ack as { params: Record<string, unknown> }).params
+    : {};
+  const notifications = isRecord(params.notifications) ? params.notifications : {};
+  return {
+    ...(ack as object),
+    params: { ...params, notifications: { ...notifications, toolsListChanged: true } },
+  } as unknown as JsonRpcMessage;
+}
+
+function toolNames(result: unknown): string[] {
+  if (!isRecord(result) || !Array.isArray(result.tools)) return [];
+  return result.tools.flatMap((tool) =>
+    isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : [],
+  );
+}
+
+/** What the agent sees of a listed result, as one comparable string. */
+function visibleKey(
+  listed: unknown,
+  tenant: CompiledTenant,
+  agent: CompiledAgent,
+  server: CompiledServer,
+): string {
+  return JSON.stringify(toolNames(permittedTools(listed, tenant, agent, server)));
+}
