@@ -17,7 +17,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
 import { isRecord } from '../../shared/json/is-record.js';
-import { JSONRPC_ERROR_CODES, MCP_HEADERS, MCP_METHODS } from '../../shared/mcp/protocol.js';
+import {
+  JSONRPC_ERROR_CODES,
+  MCP_HEADERS,
+  MCP_METHODS,
+  STATELESS_PROTOCOL_VERSIONS,
+} from '../../shared/mcp/protocol.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
@@ -108,7 +113,12 @@ export class McpProxy {
       return undefined;
     }
     if (!opened.session) {
-      stream.respond(opened.response as JsonRpcResponseMessage);
+      const refused = opened.response as JsonRpcResponseMessage;
+      if (speaksOnlyStatelessEra(opened.status, refused)) {
+        stream.respond(statelessEraOnly(message, refused), 400);
+        return undefined;
+      }
+      stream.respond(refused);
       return undefined;
     }
     const params = message.params ?? {};
@@ -390,6 +400,40 @@ export class McpProxy {
       }
     };
   }
+}
+
+/** The stateless era's errors, which a server of that era answers an initialize with. */
+const STATELESS_ERA_ANSWERS = new Set<number>([
+  JSONRPC_ERROR_CODES.HEADER_MISMATCH,
+  JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+  JSONRPC_ERROR_CODES.METHOD_NOT_FOUND,
+  JSONRPC_ERROR_CODES.INVALID_PARAMS,
+]);
+
+/** True when an upstream refused initialize the way a server of the stateless era only does. */
+function speaksOnlyStatelessEra(status: number, response: JsonRpcResponseMessage): boolean {
+  const code = response.error?.code;
+  return status >= 400 && status < 500 && code !== undefined && STATELESS_ERA_ANSWERS.has(code);
+}
+
+/** The client's initialize refused: its upstream speaks the stateless era only (no bridging). */
+function statelessEraOnly(
+  message: JsonRpcRequestMessage,
+  refused: JsonRpcResponseMessage,
+): JsonRpcResponseMessage {
+  const data = refused.error?.data as { supported?: unknown } | undefined;
+  const supported =
+    Array.isArray(data?.supported) && data.supported.every((v) => typeof v === 'string')
+      ? data.supported
+      : STATELESS_PROTOCOL_VERSIONS;
+  const requested = message.params?.protocolVersion;
+  return rpcError(
+    message.id,
+    JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+    'MCP_PROTOCOL_VERSION_UNSUPPORTED',
+    `${formatErrorMessage('MCP_PROTOCOL_VERSION_UNSUPPORTED', { version: String(requested ?? '') })}: this server speaks only ${supported.join(', ')}, without initialize`,
+    { supported, requested: String(requested ?? '') },
+  );
 }
 
 /** An answer's result, where its `_meta` travels. */

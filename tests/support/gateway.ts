@@ -84,6 +84,8 @@ export async function startTestGateway(
     oauthAuthFailureLimits?: AuthFailureLimits;
     /** MCP proxy concurrency limits (default: production limits). */
     mcpSessionLimits?: Partial<SessionLimits>;
+    /** MCP proxy limits (default: production limits). */
+    mcpLimits?: GatewayRuntimeOptions['mcpLimits'];
     /**
      * Keep the token signing key in this data directory and follow its rotation, as a process
      * does (default: a fresh key in memory).
@@ -120,6 +122,7 @@ export async function startTestGateway(
       ? { oauthAuthFailureLimits: options.oauthAuthFailureLimits }
       : {}),
     ...(options.mcpSessionLimits ? { mcpSessionLimits: options.mcpSessionLimits } : {}),
+    ...(options.mcpLimits ? { mcpLimits: options.mcpLimits } : {}),
     ...(options.egress ? { egress: options.egress } : {}),
 
     ...(options.refusalAudit ? { refusalAudit: options.refusalAudit } : {}),

@@ -34,6 +34,8 @@ export interface OpenedUpstreamSession {
   readonly session: UpstreamSession | undefined;
   /** The upstream's answer to the client's initialize, unchanged. */
   readonly response: JsonRpcResponse;
+  /** The HTTP status of that answer (a stateless-era-only upstream answers initialize 4xx). */
+  readonly status: number;
 }
 
 export class UpstreamSessions {
@@ -81,7 +83,7 @@ export class UpstreamSessions {
       signal,
     });
     const response = outcome.response!;
-    if (isErrorResponse(response)) return { session: undefined, response };
+    if (isErrorResponse(response)) return { session: undefined, response, status: outcome.status };
     const result = response.result as { protocolVersion?: unknown } | null;
     const version =
       typeof result === 'object' && result !== null ? result.protocolVersion : undefined;
@@ -94,7 +96,7 @@ export class UpstreamSessions {
       throw upstreamFailure('the upstream sessions are closed');
     }
     this.#open.add(session);
-    return { session, response };
+    return { session, response, status: outcome.status };
   }
 
   /** One stateless request's exchange with the upstream, on the server's pool (stateless.ts). */
