@@ -9,8 +9,14 @@
 // - Throughput: 50 sessions (50 SDK clients), each calling in a loop for a fixed count after a
 //   warm-up; ratio = proxied calls/s ÷ direct calls/s (budget ≥ 60 %).
 //
+// The same again for MCP 2026-07-28 (issue 27): a stateless client (one POST per call with the
+// revision's `_meta` and headers, undici keep-alive connections: no SDK in this project's tree
+// speaks the stateless era) calling `echo` of a stateless upstream
+// (tests/support/stateless-upstream.ts), straight and through the proxy; the same two budgets.
+//
 // Three processes: the upstream and the clients each run in a child process (this file, started
-// with `upstream` or `client <spec>`), so that neither shares the gateway's event loop.
+// with `upstream`, `stateless-upstream` or `client <spec>`), so that neither shares the gateway's
+// event loop.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -18,12 +24,15 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
+import { Client as HttpClient } from 'undici';
 import type { TestGateway } from '../support/gateway.js';
 import { startMcpUpstream } from '../support/mcp-upstream.js';
+import { startStatelessUpstream } from '../support/stateless-upstream.js';
 import type { BenchContext, BenchRow } from './run.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const SERVER_ID = 'bench';
+const STATELESS_SERVER_ID = 'bench-stateless';
 
 const SEQUENTIAL = { warmup: 300, rounds: 5, callsPerRound: 400 };
 const THROUGHPUT = { sessions: 50, warmupPerSession: 20, callsPerSession: 100 };
@@ -47,6 +56,14 @@ interface Target {
   readonly name: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** How the client speaks: the SDK over a session, or stateless POSTs (2026-07-28). */
+  readonly era: 'session' | 'stateless';
+}
+
+/** What a bench client calls `echo` through. */
+interface EchoClient {
+  echo(i: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 type ClientSpec =
@@ -82,31 +99,73 @@ interface ThroughputSummary {
 
 // ---- child processes --------------------------------------------------------------------------
 
-async function connect(target: Target): Promise<Client> {
+async function connect(target: Target): Promise<EchoClient> {
+  if (target.era === 'stateless') return connectStateless(target);
   const client = new Client({ name: 'mcp-proxy-bench', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
   });
   await client.connect(transport);
-  return client;
+  return {
+    async echo(i) {
+      const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+      if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result)}`);
+    },
+    close: () => client.close(),
+  };
 }
 
-async function echo(client: Client, i: number): Promise<void> {
-  const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
-  if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result)}`);
+const STATELESS_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'mcp-proxy-bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A 2026-07-28 client on one keep-alive connection: each call one POST, as the revision says. */
+async function connectStateless(target: Target): Promise<EchoClient> {
+  const url = new URL(target.url);
+  const connection = new HttpClient(url.origin);
+  const headers = {
+    ...target.headers,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'echo',
+  };
+  return {
+    async echo(i) {
+      const answer = await connection.request({
+        method: 'POST',
+        path: url.pathname,
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: `call ${i}` }, _meta: STATELESS_META },
+        }),
+      });
+      const body = (await answer.body.json()) as { result?: { content?: unknown } };
+      if (answer.statusCode !== 200 || !body.result?.content) {
+        throw new Error(`echo failed: ${answer.statusCode} ${JSON.stringify(body)}`);
+      }
+    },
+    close: () => connection.close(),
+  };
 }
 
 async function runSequentialClient(
   spec: Extract<ClientSpec, { kind: 'sequential' }>,
 ): Promise<LatencySummary[]> {
   const clients = await Promise.all(spec.targets.map(connect));
-  for (const client of clients) for (let i = 0; i < spec.warmup; i++) await echo(client, i);
+  for (const client of clients) for (let i = 0; i < spec.warmup; i++) await client.echo(i);
   const samples = spec.targets.map(() => [] as number[]);
   for (let round = 0; round < spec.rounds; round++) {
     for (const [t, client] of clients.entries()) {
       for (let i = 0; i < spec.callsPerRound; i++) {
         const started = performance.now();
-        await echo(client, i);
+        await client.echo(i);
         samples[t]!.push(performance.now() - started);
       }
     }
@@ -132,8 +191,8 @@ async function runThroughputClient(
   const clients = await Promise.all(
     Array.from({ length: spec.sessions }, () => connect(spec.target)),
   );
-  const loop = async (client: Client, count: number) => {
-    for (let i = 0; i < count; i++) await echo(client, i);
+  const loop = async (client: EchoClient, count: number) => {
+    for (let i = 0; i < count; i++) await client.echo(i);
   };
   await Promise.all(clients.map((client) => loop(client, spec.warmupPerSession)));
   const started = performance.now();
@@ -147,6 +206,11 @@ async function runThroughputClient(
 async function child(mode: string | undefined, arg: string | undefined): Promise<void> {
   if (mode === 'upstream') {
     const upstream = await startMcpUpstream({ responseMode: 'sse', stateful: true });
+    console.log(JSON.stringify({ url: upstream.url }));
+    return;
+  }
+  if (mode === 'stateless-upstream') {
+    const upstream = await startStatelessUpstream({ keepLog: false });
     console.log(JSON.stringify({ url: upstream.url }));
     return;
   }
@@ -172,8 +236,10 @@ function spawnSelf(args: readonly string[]): ChildProcess {
   });
 }
 
-async function startUpstreamProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawnSelf(['upstream']);
+async function startUpstreamProcess(
+  mode: 'upstream' | 'stateless-upstream',
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawnSelf([mode]);
   for await (const line of createInterface({ input: child.stdout! })) {
     return { url: (JSON.parse(line) as { url: string }).url, child };
   }
@@ -191,14 +257,19 @@ async function runClient<T>(spec: ClientSpec): Promise<T> {
   return JSON.parse(output.trim().split('\n').at(-1) ?? '') as T;
 }
 
-/** A gateway as `npm start` runs it, the upstream registered, an agent permitted `echo`. */
-async function proxyTarget(gateway: TestGateway, upstreamUrl: string): Promise<Target> {
+/** A gateway as `npm start` runs it, the upstreams registered, an agent permitted `echo`. */
+async function proxyTargets(
+  gateway: TestGateway,
+  sessionUrl: string,
+  statelessUrl: string,
+): Promise<{ session: Target; stateless: Target }> {
   const { createAgent } = await import('../../control-plane/services/agents.js');
   const tenantId = gateway.tenant.id;
-  await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: upstreamUrl });
+  await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: sessionUrl });
+  await gateway.registerServer({ tenantId, serverId: STATELESS_SERVER_ID, url: statelessUrl });
   const policy = await gateway.publishPolicy(tenantId, POLICY);
   await gateway.setPolicy(tenantId, {
-    trustedServers: [SERVER_ID],
+    trustedServers: [SERVER_ID, STATELESS_SERVER_ID],
     allowedModes: ['production'],
     pinnedPolicies: [policy],
   });
@@ -210,88 +281,122 @@ async function proxyTarget(gateway: TestGateway, upstreamUrl: string): Promise<T
     publicKey: `bench-key-${randomBytes(16).toString('hex')}`,
   });
   await gateway.sync();
+  const headers = { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId };
   return {
-    name: 'through /mcp/{serverId}',
-    url: `${gateway.url}/mcp/${SERVER_ID}`,
-    headers: { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId },
+    session: {
+      name: 'through /mcp/{serverId}',
+      url: `${gateway.url}/mcp/${SERVER_ID}`,
+      headers,
+      era: 'session',
+    },
+    stateless: {
+      name: '2026-07-28 through /mcp/{serverId}',
+      url: `${gateway.url}/mcp/${STATELESS_SERVER_ID}`,
+      headers,
+      era: 'stateless',
+    },
   };
 }
 
 const ms = (value: number) => Number(value.toFixed(3));
 
 export default async function mcpProxyBench(ctx: BenchContext): Promise<void> {
-  ctx.progress('starting the SDK upstream (child process)');
-  const upstream = await startUpstreamProcess();
+  ctx.progress('starting the SDK upstream and the stateless upstream (child processes)');
+  const upstream = await startUpstreamProcess('upstream');
+  const statelessUpstream = await startUpstreamProcess('stateless-upstream');
   let gateway: TestGateway | undefined;
   try {
-    const direct: Target = {
-      name: 'SDK client → upstream directly',
-      url: upstream.url,
-      headers: {},
-    };
-    const targets: Target[] = [direct];
     ctx.progress('starting a PGlite gateway (npm start logging)');
     // Imported here: the child processes (this file too) need none of the gateway.
     const { createLogger } = await import('../../cli/logger.js');
     const { startTestGateway } = await import('../support/gateway.js');
     const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: false }));
     gateway = await startTestGateway('pglite', { logger });
-    targets.push(await proxyTarget(gateway, upstream.url));
-
-    const calls = SEQUENTIAL.rounds * SEQUENTIAL.callsPerRound;
-    ctx.progress(`sequential tools/call, ${calls} per path after ${SEQUENTIAL.warmup} warm-up`);
-    const sequential = await runClient<LatencySummary[]>({
-      kind: 'sequential',
-      targets,
-      ...SEQUENTIAL,
-    });
-    const base = sequential[0]!;
-    ctx.report(
-      `tools/call of a trivial tool, SDK Client + StreamableHTTPClientTransport, sequential, ${SEQUENTIAL.rounds} interleaved rounds (budget: proxy p50 overhead ≤ ${BUDGET.overheadP50Ms} ms)`,
-      sequential.map(
-        (r): BenchRow => ({
-          path: r.name,
-          calls: r.calls,
-          'mean ms': ms(r.mean),
-          'p50 ms': ms(r.p50),
-          'p90 ms': ms(r.p90),
-          'p99 ms': ms(r.p99),
-          'overhead p50 ms': ms(r.p50 - base.p50),
-          'overhead p99 ms': ms(r.p99 - base.p99),
-          budget: r === base ? '' : r.p50 - base.p50 <= BUDGET.overheadP50Ms ? 'met' : 'NOT MET',
-        }),
-      ),
+    const proxied = await proxyTargets(gateway, upstream.url, statelessUpstream.url);
+    await measure(
+      ctx,
+      'SDK Client + StreamableHTTPClientTransport (2025-11-25 session)',
+      { name: 'SDK client → upstream directly', url: upstream.url, headers: {}, era: 'session' },
+      proxied.session,
     );
-
-    const rows: BenchRow[] = [];
-    let directRate = 0;
-    for (const target of targets) {
-      ctx.progress(
-        `${THROUGHPUT.sessions} sessions × ${THROUGHPUT.callsPerSession} calls: ${target.name}`,
-      );
-      const result = await runClient<ThroughputSummary>({
-        kind: 'throughput',
-        target,
-        ...THROUGHPUT,
-      });
-      if (target === direct) directRate = result.callsPerSecond;
-      const ratio = result.callsPerSecond / directRate;
-      rows.push({
-        path: target.name,
-        sessions: THROUGHPUT.sessions,
-        calls: result.calls,
-        seconds: Number(result.seconds.toFixed(2)),
-        'calls/s': Math.round(result.callsPerSecond),
-        'of direct': `${Math.round(ratio * 100)} %`,
-        budget: target === direct ? '' : ratio >= BUDGET.throughputRatio ? 'met' : 'NOT MET',
-      });
-    }
-    ctx.report(
-      `tools/call throughput, ${THROUGHPUT.sessions} concurrent SDK sessions, ${THROUGHPUT.callsPerSession} calls each after ${THROUGHPUT.warmupPerSession} (budget: ≥ ${BUDGET.throughputRatio * 100} % of direct)`,
-      rows,
+    await measure(
+      ctx,
+      '2026-07-28 stateless client (one POST per call, keep-alive)',
+      {
+        name: '2026-07-28 client → upstream directly',
+        url: statelessUpstream.url,
+        headers: {},
+        era: 'stateless',
+      },
+      proxied.stateless,
     );
   } finally {
     await gateway?.close();
     upstream.child.kill('SIGTERM');
+    statelessUpstream.child.kill('SIGTERM');
   }
+}
+
+/** The two budgets for one client kind: sequential overhead, then throughput at 50 clients. */
+async function measure(
+  ctx: BenchContext,
+  clientKind: string,
+  direct: Target,
+  proxied: Target,
+): Promise<void> {
+  const targets = [direct, proxied];
+  const calls = SEQUENTIAL.rounds * SEQUENTIAL.callsPerRound;
+  ctx.progress(
+    `${clientKind}: sequential tools/call, ${calls} per path after ${SEQUENTIAL.warmup} warm-up`,
+  );
+  const sequential = await runClient<LatencySummary[]>({
+    kind: 'sequential',
+    targets,
+    ...SEQUENTIAL,
+  });
+  const base = sequential[0]!;
+  ctx.report(
+    `tools/call of a trivial tool, ${clientKind}, sequential, ${SEQUENTIAL.rounds} interleaved rounds (budget: proxy p50 overhead ≤ ${BUDGET.overheadP50Ms} ms)`,
+    sequential.map(
+      (r): BenchRow => ({
+        path: r.name,
+        calls: r.calls,
+        'mean ms': ms(r.mean),
+        'p50 ms': ms(r.p50),
+        'p90 ms': ms(r.p90),
+        'p99 ms': ms(r.p99),
+        'overhead p50 ms': ms(r.p50 - base.p50),
+        'overhead p99 ms': ms(r.p99 - base.p99),
+        budget: r === base ? '' : r.p50 - base.p50 <= BUDGET.overheadP50Ms ? 'met' : 'NOT MET',
+      }),
+    ),
+  );
+
+  const rows: BenchRow[] = [];
+  let directRate = 0;
+  for (const target of targets) {
+    ctx.progress(
+      `${THROUGHPUT.sessions} clients × ${THROUGHPUT.callsPerSession} calls: ${target.name}`,
+    );
+    const result = await runClient<ThroughputSummary>({
+      kind: 'throughput',
+      target,
+      ...THROUGHPUT,
+    });
+    if (target === direct) directRate = result.callsPerSecond;
+    const ratio = result.callsPerSecond / directRate;
+    rows.push({
+      path: target.name,
+      clients: THROUGHPUT.sessions,
+      calls: result.calls,
+      seconds: Number(result.seconds.toFixed(2)),
+      'calls/s': Math.round(result.callsPerSecond),
+      'of direct': `${Math.round(ratio * 100)} %`,
+      budget: target === direct ? '' : ratio >= BUDGET.throughputRatio ? 'met' : 'NOT MET',
+    });
+  }
+  ctx.report(
+    `tools/call throughput, ${clientKind}, ${THROUGHPUT.sessions} concurrent clients, ${THROUGHPUT.callsPerSession} calls each after ${THROUGHPUT.warmupPerSession} (budget: ≥ ${BUDGET.throughputRatio * 100} % of direct)`,
+    rows,
+  );
 }

@@ -58,7 +58,11 @@ interface Listener {
   readonly tools: boolean;
 }
 
-export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
+/** `keepLog: false` (a benchmark's upstream): nothing is kept of the requests. */
+export async function startStatelessUpstream(
+  options: { readonly keepLog?: boolean } = {},
+): Promise<StatelessTestUpstream> {
+  const keepLog = options.keepLog ?? true;
   const log: StatelessUpstreamRequest[] = [];
   const listeners = new Set<Listener>();
   const server = createServer((req, res) => {
@@ -80,7 +84,7 @@ export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
       params?: Record<string, unknown>;
     };
     const method = String(message.method ?? '');
-    log.push({ method, headers: req.headers, body });
+    if (keepLog) log.push({ method, headers: req.headers, body });
     const id = message.id ?? null;
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     if (meta?.[META_VERSION] !== VERSION) {
