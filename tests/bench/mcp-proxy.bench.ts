@@ -9,10 +9,10 @@
 // - Throughput: 50 sessions (50 SDK clients), each calling in a loop for a fixed count after a
 //   warm-up; ratio = proxied calls/s ÷ direct calls/s (budget ≥ 60 %).
 //
-// The same again for MCP 2026-07-28 (issue 27): a stateless client (one POST per call with the
-// revision's `_meta` and headers, undici keep-alive connections: no SDK in this project's tree
-// speaks the stateless era) calling `echo` of a stateless upstream
-// (tests/support/stateless-upstream.ts), straight and through the proxy; the same two budgets.
+// The same again for MCP 2026-07-28 (issue 27): the SDK v2 `Client` pinned to 2026-07-28 (one
+// POST per call with the revision's `_meta` and headers) calling `echo` of an SDK v2 server
+// (tests/support/mcp-v2-upstream.ts, `createMcpHandler`), straight and through the proxy; the
+// same two budgets.
 //
 // Three processes: the upstream and the clients each run in a child process (this file, started
 // with `upstream`, `stateless-upstream` or `client <spec>`), so that neither shares the gateway's
@@ -21,13 +21,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
-import { Client as HttpClient } from 'undici';
 import type { TestGateway } from '../support/gateway.js';
 import { startMcpUpstream } from '../support/mcp-upstream.js';
-import { startStatelessUpstream } from '../support/stateless-upstream.js';
+import { startMcpV2Upstream } from '../support/mcp-v2-upstream.js';
 import type { BenchContext, BenchRow } from './run.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -115,43 +118,22 @@ async function connect(target: Target): Promise<EchoClient> {
   };
 }
 
-const STATELESS_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'mcp-proxy-bench', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-/** A 2026-07-28 client on one keep-alive connection: each call one POST, as the revision says. */
+/** The SDK v2 client pinned to 2026-07-28: no initialize, each call one POST. */
 async function connectStateless(target: Target): Promise<EchoClient> {
-  const url = new URL(target.url);
-  const connection = new HttpClient(url.origin);
-  const headers = {
-    ...target.headers,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'echo',
-  };
+  const client = new ClientV2(
+    { name: 'mcp-proxy-bench', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const transport = new StreamableHTTPClientTransportV2(new URL(target.url), {
+    requestInit: { headers: { ...target.headers } },
+  });
+  await client.connect(transport);
   return {
     async echo(i) {
-      const answer = await connection.request({
-        method: 'POST',
-        path: url.pathname,
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: i,
-          method: 'tools/call',
-          params: { name: 'echo', arguments: { text: `call ${i}` }, _meta: STATELESS_META },
-        }),
-      });
-      const body = (await answer.body.json()) as { result?: { content?: unknown } };
-      if (answer.statusCode !== 200 || !body.result?.content) {
-        throw new Error(`echo failed: ${answer.statusCode} ${JSON.stringify(body)}`);
-      }
+      const result = await client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+      if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result)}`);
     },
-    close: () => connection.close(),
+    close: () => client.close(),
   };
 }
 
@@ -210,7 +192,7 @@ async function child(mode: string | undefined, arg: string | undefined): Promise
     return;
   }
   if (mode === 'stateless-upstream') {
-    const upstream = await startStatelessUpstream({ keepLog: false });
+    const upstream = await startMcpV2Upstream({ legacy: 'reject' });
     console.log(JSON.stringify({ url: upstream.url }));
     return;
   }
@@ -301,7 +283,7 @@ async function proxyTargets(
 const ms = (value: number) => Number(value.toFixed(3));
 
 export default async function mcpProxyBench(ctx: BenchContext): Promise<void> {
-  ctx.progress('starting the SDK upstream and the stateless upstream (child processes)');
+  ctx.progress('starting the SDK v1 and v2 upstreams (child processes)');
   const upstream = await startUpstreamProcess('upstream');
   const statelessUpstream = await startUpstreamProcess('stateless-upstream');
   let gateway: TestGateway | undefined;
@@ -321,9 +303,9 @@ export default async function mcpProxyBench(ctx: BenchContext): Promise<void> {
     );
     await measure(
       ctx,
-      '2026-07-28 stateless client (one POST per call, keep-alive)',
+      'SDK v2 Client pinned to 2026-07-28 (stateless)',
       {
-        name: '2026-07-28 client → upstream directly',
+        name: 'SDK v2 client → upstream directly',
         url: statelessUpstream.url,
         headers: {},
         era: 'stateless',

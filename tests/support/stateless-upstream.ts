@@ -58,11 +58,7 @@ interface Listener {
   readonly tools: boolean;
 }
 
-/** `keepLog: false` (a benchmark's upstream): nothing is kept of the requests. */
-export async function startStatelessUpstream(
-  options: { readonly keepLog?: boolean } = {},
-): Promise<StatelessTestUpstream> {
-  const keepLog = options.keepLog ?? true;
+export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
   const log: StatelessUpstreamRequest[] = [];
   const listeners = new Set<Listener>();
   const server = createServer((req, res) => {
@@ -84,7 +80,7 @@ export async function startStatelessUpstream(
       params?: Record<string, unknown>;
     };
     const method = String(message.method ?? '');
-    if (keepLog) log.push({ method, headers: req.headers, body });
+    log.push({ method, headers: req.headers, body });
     const id = message.id ?? null;
     const meta = message.params?._meta as Record<string, unknown> | undefined;
     if (meta?.[META_VERSION] !== VERSION) {
