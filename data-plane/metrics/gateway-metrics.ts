@@ -21,7 +21,7 @@ export interface GatewayMetrics {
   readonly oauthClientAuthFailures: Counter<'outcome'>;
   readonly revocationsApplied: Counter<'kind'>;
   readonly mcpProxySessions: Gauge;
-  readonly mcpProxyMessages: Counter<'kind'>;
+  readonly mcpProxyMessages: Counter<'kind' | 'era'>;
   readonly limitHits: Counter<'limit_id' | 'action'>;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
   readonly decisions: DecisionTally;
@@ -124,8 +124,8 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     }),
     mcpProxyMessages: new Counter({
       name: 'agent_gateway_mcp_proxy_messages_total',
-      help: 'Messages MCP clients sent to the proxy, by kind (request, notification, response). tools/call decisions are also in agent_gateway_inspect_duration_seconds.',
-      labelNames: ['kind'],
+      help: 'Messages MCP clients sent to the proxy, by kind (request, notification, response) and protocol era (session: 2025-11-25 and earlier; stateless: 2026-07-28). tools/call decisions are also in agent_gateway_inspect_duration_seconds.',
+      labelNames: ['kind', 'era'],
       registers: [registry],
     }),
     limitHits: new Counter({

@@ -203,10 +203,11 @@ async function handlePost(
   if (messages.length === 0) throw invalid('an empty batch');
   const kinds = messages.map(kindOf);
   if (kinds.includes('invalid')) throw invalid('a message that is not JSON-RPC 2.0');
-  for (const kind of kinds) proxy.deps.metrics.mcpProxyMessages.inc({ kind });
   if (!Array.isArray(request.body) && isStatelessTraffic(request.headers, request.body)) {
+    proxy.deps.metrics.mcpProxyMessages.inc({ kind: kinds[0]!, era: 'stateless' });
     return handleStatelessPost(proxy, request, reply, kinds[0]!);
   }
+  for (const kind of kinds) proxy.deps.metrics.mcpProxyMessages.inc({ kind, era: 'session' });
   const protocolVersion = checkedProtocolVersion(request);
   const initialize = messages.findIndex(
     (message, index) =>
