@@ -52,6 +52,16 @@ export const SESSION_DEFAULTS: SessionLimits = {
 
 export type Admission = 'ok' | 'session' | 'agent';
 
+/** What a stateless registration is: a request being served, or a listen stream. */
+export type TrackedKind = 'request' | 'listen';
+
+interface TrackedEntry {
+  readonly tenantId: TenantId;
+  readonly agentId: AgentId;
+  readonly kind: TrackedKind;
+  readonly end: () => void;
+}
+
 /** Whose session a killed agent's closed session id was. */
 export interface RevokedSession {
   readonly tenantId: TenantId;
@@ -156,29 +166,31 @@ export class ProxySessions {
 
   /**
    * Registers a stateless request or listen stream of the agent (no session holds it), so a kill
-   * ends it like a session and a stopping server ends it like a GET stream. `end` runs once at
-   * most; the returned function unregisters it.
+   * ends it like a session, a stopping server ends a listen stream like a GET stream, and the
+   * final close ends what is left. `end` runs once at most; the returned function unregisters it.
    */
-  track(tenantId: TenantId, agentId: AgentId, end: () => void): () => void {
-    const entry = { tenantId, agentId, end };
+  track(tenantId: TenantId, agentId: AgentId, kind: TrackedKind, end: () => void): () => void {
+    const entry = { tenantId, agentId, kind, end };
     this.#stateless.add(entry);
     return () => {
       this.#stateless.delete(entry);
     };
   }
 
-  /** The agent's tracked stateless listen streams and requests. */
-  trackedCount(tenantId: TenantId, agentId: AgentId): number {
+  /** The agent's stateless listen streams open in this process. */
+  listenCount(tenantId: TenantId, agentId: AgentId): number {
     let count = 0;
     for (const entry of this.#stateless) {
-      if (entry.tenantId === tenantId && entry.agentId === agentId) count += 1;
+      if (entry.kind === 'listen' && entry.tenantId === tenantId && entry.agentId === agentId) {
+        count += 1;
+      }
     }
     return count;
   }
 
-  readonly #stateless = new Set<{ tenantId: TenantId; agentId: AgentId; end: () => void }>();
+  readonly #stateless = new Set<TrackedEntry>();
 
-  #endTracked(match: (entry: { tenantId: TenantId; agentId: AgentId }) => boolean): number {
+  #endTracked(match: (entry: TrackedEntry) => boolean): number {
     let ended = 0;
     for (const entry of [...this.#stateless]) {
       if (!match(entry)) continue;
@@ -229,10 +241,11 @@ export class ProxySessions {
    */
   endServerStreams(): void {
     for (const session of this.#byId.values()) session.serverStream?.end();
-    this.#endTracked(() => true);
+    this.#endTracked((entry) => entry.kind === 'listen');
   }
 
   closeAll(): void {
+    this.#endTracked(() => true);
     clearInterval(this.#sweep);
     this.#sweep = undefined;
     for (const session of [...this.#byId.values()]) this.close(session);

@@ -132,7 +132,8 @@ export class StatelessService {
       return;
     }
     const upstream = this.#upstream(tenant, agent, server, incoming);
-    const untrack = deps.sessions.track(tenant.id, agent.id, () => {
+    const listen = message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN;
+    const untrack = deps.sessions.track(tenant.id, agent.id, listen ? 'listen' : 'request', () => {
       upstream.close().catch(() => {});
     });
     // In this era a client that closes its stream cancels its request.
@@ -140,7 +141,7 @@ export class StatelessService {
       upstream.close().catch(() => {});
     });
     try {
-      if (message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN) {
+      if (listen) {
         await this.#listen(tenant, agent, server, incoming, upstream);
         return;
       }
@@ -192,7 +193,7 @@ export class StatelessService {
     if (message.method === MCP_METHODS.TOOLS_CALL) return unregistered;
     if (
       message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN &&
-      this.#proxy.deps.sessions.trackedCount(tenant.id, agent.id) >= MAX_LISTEN_STREAMS_PER_AGENT
+      this.#proxy.deps.sessions.listenCount(tenant.id, agent.id) >= MAX_LISTEN_STREAMS_PER_AGENT
     ) {
       return {
         code: 'MCP_CONCURRENCY_LIMIT',
