@@ -136,9 +136,10 @@ export class StatelessService {
     const untrack = deps.sessions.track(tenant.id, agent.id, listen ? 'listen' : 'request', () => {
       upstream.close().catch(() => {});
     });
-    // In this era a client that closes its stream cancels its request.
+    // In this era a client that closes its stream cancels its request (not one answered).
+    let served = false;
     stream.onClose(() => {
-      upstream.close().catch(() => {});
+      if (!served) upstream.close().catch(() => {});
     });
     try {
       if (listen) {
@@ -162,6 +163,7 @@ export class StatelessService {
       }
       await this.#relay(tenant, agent, server, session, incoming, upstream);
     } finally {
+      served = true;
       untrack();
     }
   }
@@ -514,8 +516,6 @@ function statelessSession(
   upstream: StatelessUpstream,
   checked: StatelessRequest,
 ): ProxySession {
-  const closed = new AbortController();
-  upstream.signal.addEventListener('abort', () => closed.abort(), { once: true });
   return {
     id: `stateless-${randomUUID()}`,
     tenantId: tenant.id,
@@ -527,7 +527,7 @@ function statelessSession(
     inFlight: 0,
     lastUsedMs: Date.now(),
     serverStream: undefined,
-    closed,
+    closed: upstream.closing,
     replay: new ReplayLogs(),
   };
 }

@@ -38,7 +38,9 @@ export class StatelessUpstream implements UpstreamSession {
   readonly #target: UpstreamPool;
   readonly #config: StatelessUpstreamConfig;
   readonly #limits: ExchangeLimits;
-  readonly #closing = new AbortController();
+  /** Aborted by close(): what is in flight stops. The proxy's per-request session object
+   *  shares it as its own `closed` (one controller per request, not two). */
+  readonly closing = new AbortController();
 
   constructor(target: UpstreamPool, config: StatelessUpstreamConfig) {
     this.#target = target;
@@ -51,13 +53,8 @@ export class StatelessUpstream implements UpstreamSession {
     };
   }
 
-  /** Aborted by close(): the downstream request ended or the gateway stops. */
-  get signal(): AbortSignal {
-    return this.#closing.signal;
-  }
-
   async request(message: JsonRpcRequest, options: RequestOptions = {}): Promise<JsonRpcResponse> {
-    if (this.#closing.signal.aborted) throw upstreamAborted();
+    if (this.closing.signal.aborted) throw upstreamAborted();
     const outcome = await exchange({
       dispatcher: this.#target.pool,
       path: this.#target.path,
@@ -66,7 +63,7 @@ export class StatelessUpstream implements UpstreamSession {
       expectedId: message.id,
       skipStatus: 0,
       limits: this.#limits,
-      signal: this.#closing.signal,
+      signal: this.closing.signal,
       alsoSignal: options.signal,
       onMessage: options.onMessage ?? ignore,
       jsonLines: true,
@@ -87,7 +84,7 @@ export class StatelessUpstream implements UpstreamSession {
     message: JsonRpcRequest,
     onMessage: (message: JsonRpcMessage) => void,
   ): Promise<number> {
-    if (this.#closing.signal.aborted) throw upstreamAborted();
+    if (this.closing.signal.aborted) throw upstreamAborted();
     try {
       const outcome = await exchange({
         dispatcher: this.#target.pool,
@@ -97,7 +94,7 @@ export class StatelessUpstream implements UpstreamSession {
         expectedId: undefined,
         skipStatus: 0,
         limits: this.#limits,
-        signal: this.#closing.signal,
+        signal: this.closing.signal,
         onMessage,
         idleTimeoutMs: 0,
         jsonLines: true,
@@ -105,7 +102,7 @@ export class StatelessUpstream implements UpstreamSession {
       this.status = outcome.status;
       return outcome.status;
     } catch (error) {
-      if (this.#closing.signal.aborted) return this.status;
+      if (this.closing.signal.aborted) return this.status;
       throw error;
     }
   }
@@ -119,7 +116,8 @@ export class StatelessUpstream implements UpstreamSession {
   }
 
   async close(): Promise<void> {
-    this.#closing.abort();
+    // A reason of our own: an abort without one builds a DOMException (a stack trace) each time.
+    if (!this.closing.signal.aborted) this.closing.abort(CLOSED);
   }
 
   async #headers(): Promise<string[]> {
@@ -135,3 +133,5 @@ export class StatelessUpstream implements UpstreamSession {
 }
 
 function ignore(): void {}
+
+const CLOSED = new Error('the stateless request ended');
