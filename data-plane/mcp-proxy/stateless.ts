@@ -7,8 +7,9 @@
 //   (upstream/stateless.ts) with the gateway's token, never the client's;
 // - tools/call: the same governance as on a session (tools-call.ts: whitelist, pins, detectors,
 //   NPL, limits, approvals, audit), with a session object that lives for this one call;
-// - tools/list: filtered for the agent (tools-list.ts) and marked `cacheScope: "private"` with
-//   the gateway's `ttlMs` (AGENT_GATEWAY_MCP_LIST_TTL_MS): the answer is this agent's alone;
+// - tools/list: filtered for the agent (tools-list.ts), sorted by name (a deterministic order
+//   whatever the upstream's), and marked `cacheScope: "private"` with the gateway's `ttlMs`
+//   (AGENT_GATEWAY_MCP_LIST_TTL_MS): the answer is this agent's alone;
 // - server/discover: the upstream's, seen through the gateway: the revisions both speak, private
 //   to the agent, the gateway's serverInfo with the upstream's beside it and the tools this agent
 //   may see (GATEWAY_META_KEYS);
@@ -281,15 +282,21 @@ export class StatelessService {
     stream.respond(response, upstream.status || 200);
   }
 
-  /** A tools/list result filtered for the agent, cached privately for the gateway's TTL. */
+  /**
+   * A tools/list result filtered for the agent, in a deterministic order (by name, whatever order
+   * the upstream used), cached privately for the gateway's TTL.
+   */
   #privateList(
     tenant: CompiledTenant,
     agent: CompiledAgent,
     server: CompiledServer,
     result: Readonly<Record<string, unknown>>,
   ): Record<string, unknown> {
+    const permitted = permittedTools(result, tenant, agent, server) as Record<string, unknown>;
+    const tools = Array.isArray(permitted.tools) ? [...permitted.tools].sort(byName) : undefined;
     return {
-      ...(permittedTools(result, tenant, agent, server) as Record<string, unknown>),
+      ...permitted,
+      ...(tools === undefined ? {} : { tools }),
       ttlMs: this.#proxy.deps.limits.listTtlMs,
       cacheScope: MCP_CACHE_SCOPES.PRIVATE,
     };
@@ -609,6 +616,16 @@ function acknowledgedWithTools(ack: JsonRpcMessage): JsonRpcMessage {
     ...(ack as object),
     params: { ...params, notifications: { ...notifications, toolsListChanged: true } },
   } as unknown as JsonRpcMessage;
+}
+
+/** Tools by name, in code-point order (a nameless entry, which upstreams should not send, last). */
+function byName(a: unknown, b: unknown): number {
+  const first = isRecord(a) && typeof a.name === 'string' ? a.name : undefined;
+  const second = isRecord(b) && typeof b.name === 'string' ? b.name : undefined;
+  if (first === second) return 0;
+  if (first === undefined) return 1;
+  if (second === undefined) return -1;
+  return first < second ? -1 : 1;
 }
 
 function toolNames(result: unknown): string[] {

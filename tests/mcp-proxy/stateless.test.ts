@@ -319,13 +319,23 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
     expect(unknown.body).toMatchObject({ id: 'u1', error: { code: -32601 } });
   });
 
-  it('answers tools/list for the agent alone: filtered, private, with the gateway’s TTL', async () => {
+  it('answers tools/list for the agent alone: filtered, by name, private, with the gateway’s TTL', async () => {
     const answer = await mcpFetch(proxyUrl, {
       body: request('tools/list', {}, 'l1'),
       headers: { ...auth, ...eraHeaders('tools/list') },
     });
     expect(answer.status).toBe(200);
     expect(answer.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo']);
+    const everything = await gateway.addAgent(gateway.tenant.id, { allowedTools: ['*'] });
+    const all = await mcpFetch(proxyUrl, {
+      body: request('tools/list', {}, 'l2'),
+      headers: { ...apiKeyHeaders(gateway.tenant.key, everything), ...eraHeaders('tools/list') },
+    });
+    // The upstream lists secret_tool first; the gateway's order is by name.
+    expect(all.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'echo',
+      'secret_tool',
+    ]);
     expect(answer.body.result).toMatchObject({
       resultType: 'complete',
       cacheScope: 'private',

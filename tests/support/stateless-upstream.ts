@@ -37,7 +37,9 @@ export interface StatelessTestUpstream {
   close(): Promise<void>;
 }
 
+/** Listed in this order (not by name): the proxy's answer is sorted. */
 export const STATELESS_TOOLS = [
+  { name: 'secret_tool', description: 'Not for every agent.', inputSchema: { type: 'object' } },
   {
     name: 'echo',
     description: 'Echoes its text.',
@@ -49,7 +51,6 @@ export const STATELESS_TOOLS = [
       },
     },
   },
-  { name: 'secret_tool', description: 'Not for every agent.', inputSchema: { type: 'object' } },
 ];
 
 interface Listener {
