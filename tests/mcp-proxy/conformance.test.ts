@@ -3,8 +3,8 @@
 // /mcp/{serverId}, for an agent permitted all the server's tools (issue 14, "Proof"). The direct
 // baseline keeps the suite and the reference server honest.
 // The CLI cannot send headers, so the proxy's credentials (an agents:execute API key and
-// X-Agent-Id) are added by a loopback relay that changes nothing else (tests/support/conformance.ts);
-// the baseline also runs through that relay to show it is transparent.
+// X-Agent-Id) are added by a loopback relay that changes nothing else (tests/support/conformance.ts).
+// The requirement sets of the suite's 0.2 line, both eras, run in conformance-eras.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../control-plane/services/agents.js';
@@ -23,35 +23,14 @@ function failed(results: Map<string, ScenarioResult>): string[] {
   return [...results].filter(([, r]) => !r.passed).map(([name, r]) => `${name}: ${r.detail}`);
 }
 
-describe('the conformance suite against its reference server', () => {
-  let upstream: ConformanceUpstream;
-  beforeAll(async () => {
-    upstream = await startConformanceUpstream();
-  });
-  afterAll(async () => {
-    await upstream?.close();
-  });
-
-  it('passes every server scenario directly, and through a header-adding relay', async () => {
-    const direct = await runServerScenarios(upstream.url);
-    // The suite's server scenarios (active and pending) of 0.1.13; a new version may add some.
-    expect(direct.size).toBeGreaterThanOrEqual(32);
-    expect(failed(direct)).toEqual([]);
-
-    const relayed = await runServerScenarios(upstream.url, {
-      headers: { authorization: 'Bearer relay-test', 'x-agent-id': 'relay-test' },
-    });
-    expect([...relayed.keys()].sort()).toEqual([...direct.keys()].sort());
-    expect(failed(relayed)).toEqual([]);
-  });
-});
-
 describe('the conformance suite through /mcp/{serverId}', () => {
   let upstream: ConformanceUpstream;
   let gateway: TestGateway;
   let headers: Record<string, string>;
+  let direct: Map<string, ScenarioResult>;
   beforeAll(async () => {
     upstream = await startConformanceUpstream();
+    direct = await runServerScenarios(upstream.url);
     gateway = await startTestGateway('pglite');
     const tenantId = gateway.tenant.id;
     await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: upstream.url });
@@ -71,8 +50,13 @@ describe('the conformance suite through /mcp/{serverId}', () => {
     await upstream?.close();
   });
 
+  it('passes every server scenario against its reference server directly', () => {
+    // The suite's server scenarios (active and pending) of 0.1.13; a new version may add some.
+    expect(direct.size).toBeGreaterThanOrEqual(32);
+    expect(failed(direct)).toEqual([]);
+  });
+
   it('passes every scenario that passes against the upstream directly', async () => {
-    const direct = await runServerScenarios(upstream.url);
     const proxied = await runServerScenarios(`${gateway.url}/mcp/${SERVER_ID}`, { headers });
     const lost = [...direct]
       .filter(([name, r]) => r.passed && !proxied.get(name)?.passed)
