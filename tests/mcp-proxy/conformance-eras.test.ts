@@ -11,9 +11,8 @@
 // them); CI runs the gateway pass, and the authorization-server metadata scenario against the
 // gateway's issuer. Without Node 22 (AGENT_GATEWAY_NODE_LINES) or the fixture the file is skipped
 // with a visible message; under CI=true that is an error.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../control-plane/services/agents.js';
+import { startConformanceGateway } from '../support/conformance.js';
 import {
   BASELINES,
   conformance2026Missing,
@@ -27,7 +26,7 @@ import {
   runRequirements,
   startEverythingServer,
 } from '../support/conformance-2026.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 
 const SERVER_ID = 'everything';
 const DIRECT = process.env.AGENT_GATEWAY_CONFORMANCE_DIRECT === '1';
@@ -98,19 +97,7 @@ describe.skipIf(missing !== undefined)(
     let headers: Record<string, string>;
     beforeAll(async () => {
       server = await startEverythingServer();
-      gateway = await startTestGateway('pglite');
-      const tenantId = gateway.tenant.id;
-      await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: server.url });
-      await gateway.setPolicy(tenantId, { trustedServers: [SERVER_ID] });
-      const { id: agentId } = await createAgent(gateway.db, {
-        tenantId,
-        name: `conformance-${randomBytes(3).toString('hex')}`,
-        allowedTools: ['*'],
-        mcpAudiences: [`mcp://${SERVER_ID}`],
-        publicKey: `test-key-${randomBytes(16).toString('hex')}`,
-      });
-      await gateway.sync();
-      headers = { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId };
+      ({ gateway, headers } = await startConformanceGateway(server.url, SERVER_ID));
     });
     afterAll(async () => {
       await gateway?.close();

@@ -5,16 +5,15 @@
 // The CLI cannot send headers, so the proxy's credentials (an agents:execute API key and
 // X-Agent-Id) are added by a loopback relay that changes nothing else (tests/support/conformance.ts).
 // The requirement sets of the suite's 0.2 line, both eras, run in conformance-eras.test.ts.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../control-plane/services/agents.js';
 import {
   type ConformanceUpstream,
   runServerScenarios,
   type ScenarioResult,
+  startConformanceGateway,
   startConformanceUpstream,
 } from '../support/conformance.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { TestGateway } from '../support/gateway.js';
 
 const SERVER_ID = 'everything';
 
@@ -31,19 +30,7 @@ describe('the conformance suite through /mcp/{serverId}', () => {
   beforeAll(async () => {
     upstream = await startConformanceUpstream();
     direct = await runServerScenarios(upstream.url);
-    gateway = await startTestGateway('pglite');
-    const tenantId = gateway.tenant.id;
-    await gateway.registerServer({ tenantId, serverId: SERVER_ID, url: upstream.url });
-    await gateway.setPolicy(tenantId, { trustedServers: [SERVER_ID] });
-    const { id: agentId } = await createAgent(gateway.db, {
-      tenantId,
-      name: `conformance-${randomBytes(3).toString('hex')}`,
-      allowedTools: ['*'],
-      mcpAudiences: [`mcp://${SERVER_ID}`],
-      publicKey: `test-key-${randomBytes(16).toString('hex')}`,
-    });
-    await gateway.sync();
-    headers = { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId };
+    ({ gateway, headers } = await startConformanceGateway(upstream.url, SERVER_ID));
   });
   afterAll(async () => {
     await gateway?.close();

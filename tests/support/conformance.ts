@@ -20,6 +20,7 @@
 // adding only the given headers. Host is rewritten to the target's only when the client addressed
 // the relay itself; a spoofed Host (the DNS rebinding scenario) and every Origin pass unchanged.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import {
@@ -34,6 +35,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAgent } from '../../control-plane/services/agents.js';
+import { startTestGateway, type TestGateway } from './gateway.js';
 
 const require = createRequire(import.meta.url);
 const CONFORMANCE_CLI = join(
@@ -235,5 +238,31 @@ export async function startHeaderRelay(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * A PGlite gateway with `url` registered as `serverId` and whitelisted, and an agent permitted
+ * every tool; the headers that make the conformance CLI that agent (through startHeaderRelay).
+ */
+export async function startConformanceGateway(
+  url: string,
+  serverId: string,
+): Promise<{ gateway: TestGateway; headers: Record<string, string> }> {
+  const gateway = await startTestGateway('pglite');
+  const tenantId = gateway.tenant.id;
+  await gateway.registerServer({ tenantId, serverId, url });
+  await gateway.setPolicy(tenantId, { trustedServers: [serverId] });
+  const { id: agentId } = await createAgent(gateway.db, {
+    tenantId,
+    name: `conformance-${randomBytes(3).toString('hex')}`,
+    allowedTools: ['*'],
+    mcpAudiences: [`mcp://${serverId}`],
+    publicKey: `test-key-${randomBytes(16).toString('hex')}`,
+  });
+  await gateway.sync();
+  return {
+    gateway,
+    headers: { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId },
   };
 }

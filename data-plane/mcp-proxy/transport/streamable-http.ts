@@ -45,6 +45,7 @@ import type { ProxySession } from '../sessions.js';
 import {
   type JsonRpcMessage,
   type JsonRpcRequestMessage,
+  type JsonRpcResponseMessage,
   kindOf,
   type MessageKind,
 } from './messages.js';
@@ -255,15 +256,7 @@ async function handlePost(
           })
           .catch((error: unknown) => {
             request.log.error({ err: error }, 'mcp proxy: a request failed');
-            stream.respond({
-              jsonrpc: '2.0',
-              id: message.id,
-              error: {
-                code: JSONRPC_ERROR_CODES.INTERNAL_ERROR,
-                message: 'INTERNAL_ERROR: the proxy failed',
-                data: { reasonCode: 'INTERNAL_ERROR' },
-              },
-            });
+            stream.respond(internalFailure(message.id));
           }),
       ),
     );
@@ -327,18 +320,23 @@ async function handleStatelessPost(
     });
   } catch (error) {
     request.log.error({ err: error }, 'mcp proxy: a stateless request failed');
-    stream.respond({
-      jsonrpc: '2.0',
-      id: message.id,
-      error: {
-        code: JSONRPC_ERROR_CODES.INTERNAL_ERROR,
-        message: 'INTERNAL_ERROR: the proxy failed',
-        data: { reasonCode: 'INTERNAL_ERROR' },
-      },
-    });
+    stream.respond(internalFailure(message.id));
   } finally {
     if (counted) sessions.releaseAgent(caller.agentId);
   }
+}
+
+/** The answer to a request the proxy failed on (logged by the caller). */
+function internalFailure(id: JsonRpcRequestMessage['id']): JsonRpcResponseMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: JSONRPC_ERROR_CODES.INTERNAL_ERROR,
+      message: 'INTERNAL_ERROR: the proxy failed',
+      data: { reasonCode: 'INTERNAL_ERROR' },
+    },
+  };
 }
 
 /** The id of a stateless-era request, which its transport errors carry; null otherwise. */
