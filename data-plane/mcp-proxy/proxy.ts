@@ -33,7 +33,7 @@ import { identityRequired } from './identity-required.js';
 import { auditedCall, relayServerMessage } from './relay.js';
 import { rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
-import { StatelessService } from './stateless.js';
+import { type StatelessHost, StatelessService } from './stateless.js';
 import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
 import type {
@@ -51,7 +51,7 @@ export interface IncomingRequest {
   readonly protocolVersion: string;
 }
 
-export class McpProxy {
+export class McpProxy implements StatelessHost {
   readonly #deps: McpProxyDependencies;
   readonly #stopping: AbortSignal;
 

@@ -44,9 +44,9 @@ import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
+import type { McpProxyDependencies } from './dependencies.js';
 import { gatewayServerInfo } from './gateway-info.js';
 import { identityRequired } from './identity-required.js';
-import type { McpProxy } from './proxy.js';
 import { relayServerMessage } from './relay.js';
 import { rpcError, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
@@ -75,6 +75,29 @@ const STATELESS_ERA_ERRORS = new Set<number>([
   JSONRPC_ERROR_CODES.INVALID_PARAMS,
 ]);
 
+/**
+ * What the stateless era uses of the session-era proxy (proxy.ts implements it): the same
+ * dependencies, refusals, audited denies and upstream token, so both eras decide alike.
+ */
+export interface StatelessHost {
+  readonly deps: McpProxyDependencies;
+  refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined;
+  unregistered(tenant: CompiledTenant, serverId: string): Block | undefined;
+  deny(
+    tenant: CompiledTenant,
+    caller: ProxyCaller,
+    serverId: string,
+    message: JsonRpcRequestMessage,
+    block: Block,
+    stream: CallStream,
+  ): Promise<void>;
+  forwardToken(
+    tenantId: string,
+    agentId: string,
+    serverId: string,
+  ): () => Promise<string | undefined>;
+}
+
 export interface StatelessIncoming {
   readonly caller: ProxyCaller;
   readonly serverId: string;
@@ -97,13 +120,13 @@ interface ToolListener {
 }
 
 export class StatelessService {
-  readonly #proxy: McpProxy;
+  readonly #proxy: StatelessHost;
   readonly #stopping: AbortSignal;
   /** serverKey → when its upstream answered like a session-era server. */
   readonly #sessionEraServers = new Map<string, number>();
   readonly #toolListeners = new Set<ToolListener>();
 
-  constructor(proxy: McpProxy, stopping: AbortSignal) {
+  constructor(proxy: StatelessHost, stopping: AbortSignal) {
     this.#proxy = proxy;
     this.#stopping = stopping;
     proxy.deps.store.onApply(() => this.#announceToolChanges());
@@ -581,7 +604,7 @@ function sessionEraOnly(message: JsonRpcRequestMessage): JsonRpcResponseMessage 
 function discovered(
   result: Readonly<Record<string, unknown>>,
   tools: string[] | undefined,
-  deps: McpProxy['deps'],
+  deps: McpProxyDependencies,
 ): Record<string, unknown> {
   const meta = isRecord(result._meta) ? result._meta : {};
   const upstreamVersions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
