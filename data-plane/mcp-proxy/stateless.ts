@@ -471,7 +471,8 @@ export class StatelessService {
     return listener;
   }
 
-  /** What the agent sees now: the baseline the next snapshot is compared with. */
+  /** What the agent sees now: the baseline the next snapshot is compared with (an upstream that
+   *  cannot be listed leaves the previous one, or none: the gateway then announces nothing). */
   #baseline(
     listener: ToolListener,
     tenant: CompiledTenant,
@@ -479,9 +480,11 @@ export class StatelessService {
     server: CompiledServer,
     incoming: StatelessIncoming,
   ): void {
-    listener.listed = undefined;
+    // The previous baseline stays until the new one arrives: a snapshot applied meanwhile is
+    // still compared with what the agent saw.
     this.#listTools(tenant, agent, server, incoming)
       .then((listed) => {
+        if (listed === undefined) return;
         const current = this.#proxy.deps.store.current?.tenants.get(tenant.id) ?? tenant;
         const now = current.agents.get(agent.id) ?? agent;
         const serverNow = current.servers.get(server.serverId) ?? server;

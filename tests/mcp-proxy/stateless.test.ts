@@ -20,6 +20,8 @@ import {
 import { apiKeyHeaders, initializeMessage, mcpFetch, parseSse } from './transport-support.js';
 
 const VERSION = '2026-07-28';
+/** A failure bound for what follows an event (a poll returns as soon as it holds). */
+const EVENTUALLY = { timeout: 30_000, interval: 20 };
 const LIST_TTL_MS = 4_321;
 const META = {
   'io.modelcontextprotocol/protocolVersion': VERSION,
@@ -378,27 +380,27 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
     };
     const stream = openListen(proxyUrl, headers, 'sub-1');
     const listedBefore = upstream.log.filter((r) => r.method === 'tools/list').length;
-    await expect.poll(() => stream.messages.length).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => stream.messages.length, EVENTUALLY).toBeGreaterThanOrEqual(1);
     expect(stream.messages[0]).toMatchObject({
       method: 'notifications/subscriptions/acknowledged',
       params: { notifications: { toolsListChanged: true } },
     });
     // The gateway's baseline of what this agent sees, asked of the upstream once.
     await expect
-      .poll(() => upstream.log.filter((r) => r.method === 'tools/list').length)
+      .poll(() => upstream.log.filter((r) => r.method === 'tools/list').length, EVENTUALLY)
       .toBe(listedBefore + 1);
 
     upstream.notifyTools();
-    await expect.poll(() => stream.messages.length).toBe(2);
+    await expect.poll(() => stream.messages.length, EVENTUALLY).toBe(2);
     expect(stream.messages[1]).toMatchObject({ method: 'notifications/tools/list_changed' });
     // The upstream's change makes the gateway take its baseline again.
     await expect
-      .poll(() => upstream.log.filter((r) => r.method === 'tools/list').length)
+      .poll(() => upstream.log.filter((r) => r.method === 'tools/list').length, EVENTUALLY)
       .toBe(listedBefore + 2);
 
     await updateAgent(gw.db, gw.tenant.id, listener, { allowedTools: ['echo'] });
     await gw.sync();
-    await expect.poll(() => stream.messages.length).toBe(3);
+    await expect.poll(() => stream.messages.length, EVENTUALLY).toBe(3);
     expect(stream.messages[2]).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/tools/list_changed',
@@ -411,8 +413,8 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
       { key: killKey },
     );
     expect(killed.status).toBe(200);
-    await expect.poll(() => stream.ended).toBe(true);
-    await expect.poll(() => upstream.listening).toBe(0);
+    await expect.poll(() => stream.ended, EVENTUALLY).toBe(true);
+    await expect.poll(() => upstream.listening, EVENTUALLY).toBe(0);
     await stream.close();
 
     const after = await mcpFetch(proxyUrl, {
