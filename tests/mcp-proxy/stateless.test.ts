@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent, updateAgent } from '../../control-plane/services/agents.js';
 import { generateEd25519KeyMaterial } from '../../shared/agentiam/ed25519-keys.js';
+import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../../shared/mcp/protocol.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
+import { startApprover } from '../support/approver.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { postAsClient, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../support/mcp-upstream.js';
@@ -17,6 +19,7 @@ import {
   type StatelessTestUpstream,
   startStatelessUpstream,
 } from '../support/stateless-upstream.js';
+import { HOLD_ECHO_POLICY } from './support.js';
 import { apiKeyHeaders, initializeMessage, mcpFetch, parseSse } from './transport-support.js';
 
 const VERSION = '2026-07-28';
@@ -263,6 +266,48 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
       metadata: { reasonCode: 'AGENT_TOOL_NOT_ALLOWED', tool: 'secret_tool', serverId: 'modern' },
     });
     expect(upstream.log.length).toBe(before);
+  });
+
+  it('holds a call for a human as on a session: progress on its stream, then the upstream result', async () => {
+    const tenantId = gateway.tenant.id;
+    const admin = await gateway.addApiKey(tenantId, [...ALL_SCOPES]);
+    const uri = await gateway.publishPolicy(tenantId, HOLD_ECHO_POLICY);
+    await gateway.setPolicy(tenantId, {
+      trustedServers: ['modern', 'legacy'],
+      pinnedPolicies: [uri],
+    });
+    const held = await gateway.addAgent(tenantId, { allowedTools: ['echo'] });
+    const approver = await startApprover(gateway, admin, held, 'approve');
+    try {
+      const before = upstream.log.filter((r) => r.method === 'tools/call').length;
+      const body = call('echo', { text: 'needs-human' }, 'h1');
+      (body.params._meta as Record<string, unknown>).progressToken = 'held';
+      const answer = await mcpFetch(proxyUrl, {
+        body,
+        headers: {
+          ...apiKeyHeaders(gateway.tenant.key, held),
+          ...eraHeaders('tools/call', 'echo'),
+        },
+      });
+      const approvalId = await approver.decided;
+      expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(answer.messages[0]).toMatchObject({
+        method: 'notifications/progress',
+        params: { progressToken: 'held', message: expect.stringContaining(approvalId) },
+      });
+      expect(answer.body).toEqual({
+        jsonrpc: '2.0',
+        id: 'h1',
+        result: { resultType: 'complete', content: [{ type: 'text', text: 'needs-human' }] },
+      });
+      expect(upstream.log.filter((r) => r.method === 'tools/call').length).toBe(before + 1);
+    } finally {
+      await approver.dispose();
+      await gateway.setPolicy(tenantId, {
+        trustedServers: ['modern', 'legacy'],
+        pinnedPolicies: [],
+      });
+    }
   });
 
   it('refuses a credential in _meta (MCP_TOKEN_PASSTHROUGH), audited, nothing forwarded', async () => {
