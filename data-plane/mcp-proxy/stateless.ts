@@ -541,6 +541,10 @@ export class StatelessService {
   }
 }
 
+/** A stateless answer is never resumed (the revision has no Last-Event-ID): its session object
+ *  points at one log set that nothing writes to. */
+const NO_REPLAY = new ReplayLogs();
+
 /** The session object a stateless call is governed with: it lives for this one request. */
 function statelessSession(
   tenant: CompiledTenant,
@@ -561,7 +565,7 @@ function statelessSession(
     lastUsedMs: Date.now(),
     serverStream: undefined,
     closed: upstream.closing,
-    replay: new ReplayLogs(),
+    replay: NO_REPLAY,
   };
 }
 
