@@ -22,7 +22,7 @@ import {
 } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconDeviceFloppy } from '@tabler/icons-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { apiProblem, ErrorAlert } from '../../components/error-alert.tsx';
 import { McpServerIdsQuery } from '../agents/operations.ts';
@@ -63,10 +63,17 @@ function toInt(value: string | number): number | null {
   return Number.isFinite(number) ? number : null;
 }
 
+/** Two forms hold the same values (formOf builds its keys in one order). */
+function sameForm(a: GatewayPolicyForm, b: GatewayPolicyForm): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 export function GatewayPolicyTab() {
   const [result, reexecute] = useQuery({ query: GatewayPolicyQuery });
   const [saving, save] = useMutation(UpdateGatewayPolicyMutation);
   const [stored, setStored] = useState<GatewayPolicyForm | null>(null);
+  /** The stored policy as the effect below compares it (state lags one render behind). */
+  const storedRef = useRef<GatewayPolicyForm | null>(null);
   const [form, setForm] = useState<GatewayPolicyForm | null>(null);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [warnings, setWarnings] = useState<FieldErrors>({});
@@ -78,6 +85,10 @@ export function GatewayPolicyTab() {
   useEffect(() => {
     if (!policy) return;
     const value = formOf(policy);
+    // The client answers from its cache, then from the network ('cache-and-network'): the second
+    // answer of an unchanged policy must not wipe what the operator has typed since the first.
+    if (storedRef.current && sameForm(storedRef.current, value)) return;
+    storedRef.current = value;
     setStored(value);
     setForm(value);
   }, [policy]);
@@ -121,6 +132,7 @@ export function GatewayPolicyTab() {
       setWarnings(collectIssues(data.warnings));
       setRefusal(null);
       const value = formOf(data.data);
+      storedRef.current = value;
       setStored(value);
       setForm(value);
       const count = data.warnings.length;
