@@ -10,7 +10,6 @@
 // every status it can get. `tsx runtime/print-openapi.ts --write` (`npm run schema:generate`)
 // rewrites the committed file with stable key order.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -21,7 +20,7 @@ import pino from 'pino';
 import { errorBodySchema } from '../http-edge/errors.js';
 import { createReadiness } from '../http-edge/health.js';
 import { ERROR_CODES, type ErrorCode } from '../shared/errors/index.js';
-import { findPackageRoot } from '../shared/package-root.js';
+import { findPackageRoot, packageVersion } from '../shared/package-root.js';
 import { PublicUrl } from '../shared/public-url.js';
 import { openDatabase } from '../storage/engine/database.js';
 import { buildGatewayRuntime } from './gateway-runtime.js';
@@ -178,7 +177,7 @@ function swaggerOptions(): FastifyDynamicSwaggerOptions {
       openapi: '3.1.0',
       info: {
         title: 'Agent Gateway data plane',
-        version: readPackageVersion(),
+        version: packageVersion(),
         description:
           'REST endpoints of the Agent Gateway data plane: tool-call inspection, approvals, ' +
           'health, metrics and public compliance validation. Errors that are not decisions ' +
@@ -258,14 +257,6 @@ function sortKeys(value: unknown): unknown {
     if (child !== undefined) sorted[key] = sortKeys(child);
   }
   return sorted;
-}
-
-function readPackage(file: string): { name?: string; version?: string } {
-  return JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-}
-
-function readPackageVersion(): string {
-  return readPackage(join(findPackageRoot(), 'package.json')).version ?? '0.0.0';
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

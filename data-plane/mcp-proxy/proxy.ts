@@ -21,6 +21,7 @@ import {
   JSONRPC_ERROR_CODES,
   MCP_HEADERS,
   MCP_METHODS,
+  STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
@@ -31,7 +32,7 @@ import type { ProxyCaller } from './auth.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { identityRequired } from './identity-required.js';
 import { auditedCall, relayServerMessage } from './relay.js';
-import { rpcError, upstreamFailureOf } from './rpc-errors.js';
+import { rpcError, unsupportedVersion, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
 import { type StatelessHost, StatelessService } from './stateless.js';
 import { proxyToolCall } from './tools-call.js';
@@ -310,6 +311,15 @@ export class McpProxy implements StatelessHost {
 
   /** Why this caller may not open a session to this server, or undefined. */
   #refuseSession(tenant: CompiledTenant, caller: ProxyCaller, serverId: string): Block | undefined {
+    return (
+      this.refuseCaller(tenant, caller) ??
+      this.refuseMethod(tenant, serverId, MCP_METHODS.INITIALIZE) ??
+      this.unregistered(tenant, serverId)
+    );
+  }
+
+  /** Why this caller may not reach any server: unknown or killed agent, identity not proven. */
+  refuseCaller(tenant: CompiledTenant, caller: ProxyCaller): Block | undefined {
     const agent = tenant.agents.get(caller.agentId);
     if (!agent) {
       return {
@@ -324,10 +334,7 @@ export class McpProxy implements StatelessHost {
       };
     }
     if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
-    return (
-      this.refuseMethod(tenant, serverId, MCP_METHODS.INITIALIZE) ??
-      this.unregistered(tenant, serverId)
-    );
+    return undefined;
   }
 
   refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined {
@@ -402,18 +409,10 @@ export class McpProxy implements StatelessHost {
   }
 }
 
-/** The stateless era's errors, which a server of that era answers an initialize with. */
-const STATELESS_ERA_ANSWERS = new Set<number>([
-  JSONRPC_ERROR_CODES.HEADER_MISMATCH,
-  JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
-  JSONRPC_ERROR_CODES.METHOD_NOT_FOUND,
-  JSONRPC_ERROR_CODES.INVALID_PARAMS,
-]);
-
 /** True when an upstream refused initialize the way a server of the stateless era only does. */
 function speaksOnlyStatelessEra(status: number, response: JsonRpcResponseMessage): boolean {
   const code = response.error?.code;
-  return status >= 400 && status < 500 && code !== undefined && STATELESS_ERA_ANSWERS.has(code);
+  return status >= 400 && status < 500 && code !== undefined && STATELESS_ERA_ERROR_CODES.has(code);
 }
 
 /** The client's initialize refused: its upstream speaks the stateless era only (no bridging). */
@@ -426,13 +425,11 @@ function statelessEraOnly(
     Array.isArray(data?.supported) && data.supported.every((v) => typeof v === 'string')
       ? data.supported
       : STATELESS_PROTOCOL_VERSIONS;
-  const requested = message.params?.protocolVersion;
-  return rpcError(
+  return unsupportedVersion(
     message.id,
-    JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
-    'MCP_PROTOCOL_VERSION_UNSUPPORTED',
-    `${formatErrorMessage('MCP_PROTOCOL_VERSION_UNSUPPORTED', { version: String(requested ?? '') })}: this server speaks only ${supported.join(', ')}, without initialize`,
-    { supported, requested: String(requested ?? '') },
+    String(message.params?.protocolVersion ?? ''),
+    supported,
+    `this server speaks only ${supported.join(', ')}, without initialize`,
   );
 }
 

@@ -2,7 +2,7 @@
 // an MCP client as a JSON-RPC error on HTTP 200 (an HTTP 4xx is a transport failure to MCP
 // clients): the message starts with the reasonCode, `data` carries it with the ids an operator
 // looks up (inspectionId, auditId, approvalId).
-import { GatewayError } from '../../shared/errors/index.js';
+import { formatErrorMessage, GatewayError } from '../../shared/errors/index.js';
 import { JSONRPC_ERROR_CODES } from '../../shared/mcp/protocol.js';
 import type { InspectAnswer } from '../governance/answers.js';
 import { UpstreamError } from '../upstream/index.js';
@@ -20,6 +20,25 @@ export function rpcError(
     id,
     error: { code, message: `${reasonCode}: ${message}`, data: { reasonCode, ...data } },
   };
+}
+
+/**
+ * UnsupportedProtocolVersion (-32022): the request's revision is not served, `supported` is; why
+ * in `detail`. Answered with HTTP 400.
+ */
+export function unsupportedVersion(
+  id: JsonRpcId | null,
+  requested: string,
+  supported: readonly string[],
+  detail: string,
+): JsonRpcResponseMessage {
+  return rpcError(
+    id,
+    JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+    'MCP_PROTOCOL_VERSION_UNSUPPORTED',
+    `${formatErrorMessage('MCP_PROTOCOL_VERSION_UNSUPPORTED', { version: requested })}: ${detail}`,
+    { supported, requested },
+  );
 }
 
 /** The message an answer of the governance pipeline becomes on the client's stream. */

@@ -37,6 +37,7 @@ import {
   MCP_METHODS,
   MCP_PARAM_HEADER_PREFIX,
   SESSION_PROTOCOL_VERSIONS,
+  STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
 import type { StatelessRequest } from '../../shared/mcp/stateless-request.js';
@@ -46,9 +47,8 @@ import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/com
 import type { ProxyCaller } from './auth.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { gatewayServerInfo } from './gateway-info.js';
-import { identityRequired } from './identity-required.js';
 import { relayServerMessage } from './relay.js';
-import { rpcError, upstreamFailureOf } from './rpc-errors.js';
+import { rpcError, unsupportedVersion, upstreamFailureOf } from './rpc-errors.js';
 import type { ProxySession } from './sessions.js';
 import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
@@ -66,21 +66,13 @@ export const ERA_MEMORY_MS = 5 * 60_000;
 /** Listen streams one agent may hold open on one data plane. */
 export const MAX_LISTEN_STREAMS_PER_AGENT = 32;
 
-/** The JSON-RPC errors of this era: an upstream answering with one speaks it. */
-const STATELESS_ERA_ERRORS = new Set<number>([
-  JSONRPC_ERROR_CODES.HEADER_MISMATCH,
-  JSONRPC_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY,
-  JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
-  JSONRPC_ERROR_CODES.METHOD_NOT_FOUND,
-  JSONRPC_ERROR_CODES.INVALID_PARAMS,
-]);
-
 /**
  * What the stateless era uses of the session-era proxy (proxy.ts implements it): the same
  * dependencies, refusals, audited denies and upstream token, so both eras decide alike.
  */
 export interface StatelessHost {
   readonly deps: McpProxyDependencies;
+  refuseCaller(tenant: CompiledTenant, caller: ProxyCaller): Block | undefined;
   refuseMethod(tenant: CompiledTenant, serverId: string, method: string): Block | undefined;
   unregistered(tenant: CompiledTenant, serverId: string): Block | undefined;
   deny(
@@ -199,27 +191,15 @@ export class StatelessService {
     serverId: string,
     message: JsonRpcRequestMessage,
   ): Block | undefined {
-    const agent = tenant.agents.get(caller.agentId);
-    if (!agent) {
-      return {
-        code: 'AGENT_UNKNOWN',
-        message: formatErrorMessage('AGENT_UNKNOWN', { agentId: caller.agentId }),
-      };
-    }
-    if (agent.killed) {
-      return {
-        code: 'AGENT_REVOKED',
-        message: formatErrorMessage('AGENT_REVOKED', { agentId: agent.id }),
-      };
-    }
-    if (tenant.policy.requireAgentIdentity && !caller.identityProven) return identityRequired();
     const proxy = this.#proxy;
+    const refusedCaller = proxy.refuseCaller(tenant, caller);
+    if (refusedCaller) return refusedCaller;
     const unregistered = proxy.unregistered(tenant, serverId);
     // tools/call meets the whitelist and method blocking in governance, audited with the call.
     if (message.method === MCP_METHODS.TOOLS_CALL) return unregistered;
     if (
       message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN &&
-      this.#proxy.deps.sessions.listenCount(tenant.id, agent.id) >= MAX_LISTEN_STREAMS_PER_AGENT
+      proxy.deps.sessions.listenCount(tenant.id, caller.agentId) >= MAX_LISTEN_STREAMS_PER_AGENT
     ) {
       return {
         code: 'MCP_CONCURRENCY_LIMIT',
@@ -535,7 +515,7 @@ export class StatelessService {
   ): boolean {
     if (status < 400 || status >= 500) return false;
     const code = response?.error?.code;
-    if (code !== undefined && STATELESS_ERA_ERRORS.has(code)) return false;
+    if (code !== undefined && STATELESS_ERA_ERROR_CODES.has(code)) return false;
     this.#sessionEraServers.set(server.serverKey, Date.now());
     return true;
   }
@@ -588,23 +568,13 @@ function forwardedHeaders(headers: IncomingHttpHeaders, method?: string): string
 
 /** The answer to a request whose upstream speaks only the session era. */
 function sessionEraOnly(message: JsonRpcRequestMessage): JsonRpcResponseMessage {
-  const requested = message.params?._meta as Record<string, unknown> | undefined;
-  return {
-    jsonrpc: '2.0',
-    id: message.id,
-    error: {
-      code: JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
-      message: `MCP_PROTOCOL_VERSION_UNSUPPORTED: ${formatErrorMessage(
-        'MCP_PROTOCOL_VERSION_UNSUPPORTED',
-        { version: String(requested?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? '') },
-      )}: this server speaks only the session revisions (initialize first)`,
-      data: {
-        supported: SESSION_PROTOCOL_VERSIONS,
-        requested: String(requested?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? ''),
-        reasonCode: 'MCP_PROTOCOL_VERSION_UNSUPPORTED',
-      },
-    },
-  };
+  const meta = message.params?._meta as Record<string, unknown> | undefined;
+  return unsupportedVersion(
+    message.id,
+    String(meta?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? ''),
+    SESSION_PROTOCOL_VERSIONS,
+    'this server speaks only the session revisions (initialize first)',
+  );
 }
 
 /** server/discover as the gateway answers it for this agent. */

@@ -129,6 +129,16 @@ export const JSONRPC_ERROR_CODES = Object.freeze({
   UPSTREAM_FAILED: -32002,
 } as const);
 
+/** The JSON-RPC errors only a server of the stateless era answers with: an upstream that refuses
+ *  with one of them speaks that era, one that refuses with anything else speaks sessions. */
+export const STATELESS_ERA_ERROR_CODES: ReadonlySet<number> = new Set([
+  JSONRPC_ERROR_CODES.HEADER_MISMATCH,
+  JSONRPC_ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY,
+  JSONRPC_ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+  JSONRPC_ERROR_CODES.METHOD_NOT_FOUND,
+  JSONRPC_ERROR_CODES.INVALID_PARAMS,
+]);
+
 /** The MCP methods the gateway sends or acts on; every other one it relays unread. */
 export const MCP_METHODS = Object.freeze({
   INITIALIZE: 'initialize',

@@ -29,9 +29,8 @@
 //
 // The CLI cannot send extra HTTP headers, so `headers` go through the loopback relay of
 // tests/support/conformance.ts, which changes nothing else.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -42,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { REPO_ROOT } from './cli-process.js';
-import { startHeaderRelay } from './conformance.js';
+import { runCommand, startHeaderRelay, waitForExit } from './conformance.js';
 
 export const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
 export type Revision = (typeof REVISIONS)[number];
@@ -139,11 +138,6 @@ export function conformance2026Missing(): string | undefined {
 function required(located: Located): string {
   if (located.path === undefined) throw new Error(located.missing);
   return located.path;
-}
-
-function waitForExit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return once(child, 'exit').then(() => undefined);
 }
 
 export interface EverythingServer {
@@ -341,25 +335,8 @@ async function runCli(
   cwd: string,
   timeoutMs: number,
 ): Promise<{ exitCode: number | null; output: string; stopped: boolean }> {
-  const child = spawn(node, [CONFORMANCE_CLI, ...args], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  let stopped = false;
-  const timer = setTimeout(() => {
-    stopped = true;
-    child.kill('SIGKILL');
-  }, timeoutMs);
-  await waitForExit(child);
-  clearTimeout(timer);
-  return { exitCode: child.exitCode, output: stripVTControlCharacters(output), stopped };
+  const run = await runCommand(node, [CONFORMANCE_CLI, ...args], cwd, timeoutMs);
+  return { ...run, output: stripVTControlCharacters(run.output) };
 }
 
 /** Runs `revision`'s requirement set against `url`; one result per scenario. */

@@ -75,9 +75,34 @@ export interface ServerScenarioOptions {
   readonly timeoutMs?: number;
 }
 
-function waitForExit(child: ChildProcess): Promise<void> {
+export function waitForExit(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return once(child, 'exit').then(() => undefined);
+}
+
+/** Runs a command to its end, or kills it after `timeoutMs`; its stdout and stderr together. */
+export async function runCommand(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ exitCode: number | null; output: string; stopped: boolean }> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+  });
+  let stopped = false;
+  const timer = setTimeout(() => {
+    stopped = true;
+    child.kill('SIGKILL');
+  }, timeoutMs);
+  await waitForExit(child);
+  clearTimeout(timer);
+  return { exitCode: child.exitCode, output, stopped };
 }
 
 /** Starts the suite's reference server in a child process on a free loopback port. */
@@ -125,29 +150,17 @@ export async function runServerScenarios(
     const args = [CONFORMANCE_CLI, 'server', '--url', relay?.url ?? url, '-o', outputDir];
     if (options.scenario) args.push('--scenario', options.scenario);
     else args.push('--suite', options.suite ?? 'all');
-    const child = spawn(process.execPath, args, {
-      cwd: outputDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
     const timeoutMs = options.timeoutMs ?? 120_000;
-    let stopped = false;
-    const timer = setTimeout(() => {
-      stopped = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    await waitForExit(child);
-    clearTimeout(timer);
+    const { exitCode, output, stopped } = await runCommand(
+      process.execPath,
+      args,
+      outputDir,
+      timeoutMs,
+    );
 
     const started = [...output.matchAll(/^Running client scenario '([^']+)'/gm)].map((m) => m[1]!);
     if (started.length === 0) {
-      throw new Error(`the conformance CLI ran no scenario (exit ${child.exitCode}):\n${output}`);
+      throw new Error(`the conformance CLI ran no scenario (exit ${exitCode}):\n${output}`);
     }
     const results = new Map<string, ScenarioResult>();
     for (const dir of await readdir(outputDir)) {
@@ -173,7 +186,7 @@ export async function runServerScenarios(
         passed: false,
         detail: stopped
           ? `no result: the CLI was stopped after ${timeoutMs} ms`
-          : `no result: the CLI exited (${child.exitCode}) during the scenario`,
+          : `no result: the CLI exited (${exitCode}) during the scenario`,
       });
     }
     return results;

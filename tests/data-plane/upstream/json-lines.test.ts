@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonLinesReader } from '../../../data-plane/upstream/json-lines.js';
+import { splitAt } from '../../support/chunks.js';
 import { propertyRuns } from '../../support/property-runs.js';
 
 function read(chunks: readonly Buffer[], stopAfter = Number.POSITIVE_INFINITY): unknown[] {
@@ -15,18 +16,6 @@ function read(chunks: readonly Buffer[], stopAfter = Number.POSITIVE_INFINITY): 
   for (const chunk of chunks) reader.push(chunk);
   reader.end();
   return values;
-}
-
-function splitAt(bytes: Buffer, cuts: readonly number[]): Buffer[] {
-  const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(from, point));
-    from = point;
-  }
-  chunks.push(bytes.subarray(from));
-  return chunks;
 }
 
 describe('JSON lines', () => {

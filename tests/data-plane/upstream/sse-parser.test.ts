@@ -13,6 +13,7 @@ import {
   type UpstreamClient,
   UpstreamError,
 } from '../../../data-plane/upstream/index.js';
+import { splitAt } from '../../support/chunks.js';
 import { parseSse } from '../../support/config-stream.js';
 import { propertyRuns } from '../../support/property-runs.js';
 
@@ -122,25 +123,13 @@ function serialize(stream: GeneratedStream) {
   return { bytes: encoder.encode(text), expected };
 }
 
-function chunk(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const point of points) {
-    chunks.push(bytes.subarray(from, point));
-    from = point;
-  }
-  chunks.push(bytes.subarray(from));
-  return chunks;
-}
-
 describe('SseParser properties', () => {
   it('yields the same events for every chunking of a valid stream', () => {
     fc.assert(
       fc.property(streamArbitrary, fc.array(fc.nat(), { maxLength: 20 }), (stream, cuts) => {
         const { bytes, expected } = serialize(stream);
         expect(parseSse([bytes])).toEqual(expected);
-        expect(parseSse(chunk(bytes, cuts))).toEqual(expected);
+        expect(parseSse(splitAt(bytes, cuts))).toEqual(expected);
       }),
       { numRuns: propertyRuns(500) },
     );
@@ -152,7 +141,7 @@ describe('SseParser properties', () => {
         fc.uint8Array({ maxLength: 300 }),
         fc.array(fc.nat(), { maxLength: 10 }),
         (bytes, cuts) => {
-          expect(() => parseSse(chunk(bytes, cuts))).not.toThrow();
+          expect(() => parseSse(splitAt(bytes, cuts))).not.toThrow();
         },
       ),
       { numRuns: propertyRuns(500) },
@@ -211,7 +200,7 @@ describe('the client on arbitrary SSE bodies', () => {
         fc.array(fc.nat(), { maxLength: 6 }),
         async (noise, withResponse, cuts) => {
           const bytes = withResponse ? Buffer.concat([noise, validTail]) : noise;
-          body = chunk(bytes, cuts);
+          body = splitAt(bytes, cuts);
           const outcome = await client
             .forward({
               target: { serverKey: 'fuzz', url },
