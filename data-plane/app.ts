@@ -16,6 +16,7 @@ import type { KillSwitch } from './kill/kill-switch.js';
 import { UsageLimiter } from './limits/usage-limiter.js';
 import type { ListedToolsRecorder } from './listed-tools.js';
 import { PROXY_LIMIT_DEFAULTS, type ProxyLimits } from './mcp-proxy/dependencies.js';
+import { RequestStateKey } from './mcp-proxy/request-state-key.js';
 import { mcpProxyRoutes } from './mcp-proxy/route.js';
 import { ProxySessions } from './mcp-proxy/sessions.js';
 import { MCP_PROXY_PATH } from './mcp-proxy/transport/streamable-http.js';
@@ -68,6 +69,8 @@ export interface DataPlaneDependencies extends ServerOptions {
   /** The MCP proxy's upstream sessions (closed by the runtime at stop). */
   readonly mcpUpstreamSessions?: UpstreamSessions | undefined;
   readonly mcpLimits?: Partial<ProxyLimits> | undefined;
+  /** The MAC key of the proxy's requestState envelopes (absent: none minted, none accepted). */
+  readonly requestStateKey?: RequestStateKey | undefined;
   /** Counts calls against usage limits; absent: one of its own, closed (flushed) with the app. */
   readonly usage?: UsageLimiter | undefined;
 }
@@ -99,6 +102,7 @@ export async function buildDataPlaneApp(deps: DataPlaneDependencies): Promise<Fa
       deps.mcpSessions ?? new ProxySessions({}, (open) => deps.metrics.mcpProxySessions.set(open)),
     upstreamSessions,
     approvalEvents: deps.events,
+    requestStateKey: deps.requestStateKey ?? new RequestStateKey(),
     limits: { ...PROXY_LIMIT_DEFAULTS, ...deps.mcpLimits },
     auth: {
       issuer: () => deps.publicUrl.get(),

@@ -20,6 +20,7 @@ import { createKillApplier, type KillApplier } from '../data-plane/kill/apply-ki
 import { KillSwitch } from '../data-plane/kill/kill-switch.js';
 import { ListedToolsRecorder } from '../data-plane/listed-tools.js';
 import type { ProxyLimits } from '../data-plane/mcp-proxy/dependencies.js';
+import { RequestStateKey } from '../data-plane/mcp-proxy/request-state-key.js';
 import { ProxySessions, type SessionLimits } from '../data-plane/mcp-proxy/sessions.js';
 import { UpstreamSessions } from '../data-plane/mcp-proxy/upstream/index.js';
 import { DecisionCountsWriter } from '../data-plane/metrics/decision-counts-writer.js';
@@ -93,6 +94,13 @@ export interface GatewayRuntime {
    * handed over at start once checked against the sealed keys (runtime/master-key.ts).
    */
   readonly keyCustody: KeyCustody;
+  /** The MCP proxy's requestState key, derived from the master key once it is known. */
+  readonly requestStateKey: RequestStateKey;
+  /**
+   * Hands the master key to every part that needs it: the CA keys' custodian and the proxy's
+   * requestState key (a data plane, which signs nothing, calls requestStateKey.useMasterKey).
+   */
+  useMasterKey(key: Buffer, source: string): void;
   /** The access-token signer of a process serving the data plane with a signing key. */
   readonly tokenSigner: TokenSigner | undefined;
   /** Writes issued access tokens (IssuedToken rows) in batches; flushed by `stop()`. */
@@ -200,7 +208,12 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const accessLog = options.accessLog ?? false;
   const publicUrl = options.publicUrl ?? new PublicUrl();
   const keyCustody = new KeyCustody();
-  if (options.masterKey) keyCustody.useMasterKey(options.masterKey.key, options.masterKey.source);
+  const requestStateKey = new RequestStateKey();
+  const useMasterKey = (key: Buffer, source: string) => {
+    keyCustody.useMasterKey(key, source);
+    requestStateKey.useMasterKey(key);
+  };
+  if (options.masterKey) useMasterKey(options.masterKey.key, options.masterKey.source);
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
   const events = options.events ?? createEventBus();
   const processName = options.processName ?? 'local';
@@ -340,6 +353,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           mcpSessions,
           mcpUpstreamSessions,
           mcpLimits: options.mcpLimits,
+          requestStateKey,
           mintAccessToken: tokenSigner
             ? createForwardingTokenMinter(tokenSigner, issuedTokens, {
                 revoked: revokedTokens,
@@ -414,6 +428,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     configStream,
     publicUrl,
     keyCustody,
+    requestStateKey,
+    useMasterKey,
     tokenSigner,
     issuedTokens,
     delegationLinks,

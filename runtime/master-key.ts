@@ -1,7 +1,9 @@
 // The master key that seals the tenant CA keys (DESIGN.md §6, §6a): AGENT_GATEWAY_MASTER_KEY when
 // set, else `<dataDir>/master-key`, made (32 random bytes, base64url, mode 0600) on the first
-// start that needs it. Only processes that sign use it: `start` and `control-plane`; a data plane
-// never unseals anything and never reads it.
+// start that needs it. Only processes that sign open it: `start` and `control-plane`. A data plane
+// unseals nothing; it reads the key when one is configured (readMasterKey: never made) only to
+// derive the MAC key of the MCP proxy's requestState envelopes, which every data plane of a
+// deployment must share (data-plane/mcp-proxy/request-state-key.ts).
 //
 // `control-plane` without the variable uses the data-directory file too. That is consistent with
 // §6a (one master key, the same on every process that unseals): the control plane is the only
@@ -45,6 +47,20 @@ export async function loadMasterKey(
     return { key: parseMasterKey(existing, file), source: file, created: false };
   const created = await createKeyFile(file, randomBytes(32).toString('base64url'));
   return { key: parseMasterKey(created.text, file), source: file, created: created.created };
+}
+
+/** The configured master key, or the data directory's key file when there is one; never made. */
+export async function readMasterKey(
+  config: Pick<GatewayConfig, 'masterKey' | 'dataDir'>,
+): Promise<MasterKey | undefined> {
+  if (config.masterKey !== undefined) {
+    return { key: config.masterKey, source: MASTER_KEY_VARIABLE, created: false };
+  }
+  const file = join(config.dataDir, MASTER_KEY_FILE);
+  const existing = await readKeyFile(file);
+  return existing === undefined
+    ? undefined
+    : { key: parseMasterKey(existing, file), source: file, created: false };
 }
 
 /**

@@ -40,8 +40,9 @@ import { asAgentId, asTenantId } from '../shared/ids.js';
 import type { Database } from '../storage/engine/database.js';
 import { readKillDeltasAfter } from '../storage/tables/kill-deltas.js';
 import { readCredentialRevocation } from '../storage/tables/revocations.js';
-import type { GatewayConfig } from './config.js';
+import { type GatewayConfig, MASTER_KEY_VARIABLE } from './config.js';
 import { applySnapshot } from './gateway-runtime.js';
+import { readMasterKey } from './master-key.js';
 import { markReady, type RunningProcess, startProcess } from './process.js';
 
 /** How often the kill table is read while the stream is not live. */
@@ -112,6 +113,16 @@ export async function startDataPlane(
     initialReadiness: 'waiting for the first configuration snapshot',
     async prepare(runtime) {
       const { store, metrics, killApplier } = runtime;
+      const masterKey = await readMasterKey(config);
+      if (masterKey) {
+        runtime.requestStateKey.useMasterKey(masterKey.key);
+        logger.info({ source: masterKey.source }, 'master key read (MCP requestState envelopes)');
+      } else {
+        logger.warn(
+          { variable: MASTER_KEY_VARIABLE },
+          "no master key: held MCP calls of 2026-07-28 clients get no requestState, and one a client sends is refused; set AGENT_GATEWAY_MASTER_KEY to the control plane's value on every data plane (docs/mcp-proxy.md)",
+        );
+      }
       const stream = new ConfigStreamClient({
         controlPlaneUrl: options.controlPlaneUrl,
         credential: options.credential,

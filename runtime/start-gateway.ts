@@ -44,7 +44,7 @@ export function startGateway(
       // Before anything can sign: a master key that cannot open the sealed CA keys stops here.
       readiness.reason = 'opening the master key';
       const masterKey = await openMasterKey(config, db, logger);
-      runtime.keyCustody.useMasterKey(masterKey.key, masterKey.source);
+      runtime.useMasterKey(masterKey.key, masterKey.source);
       readiness.reason = 'bootstrapping';
       const bootstrap = await ensureDefaultTenant(db, runtime.audit);
       if (bootstrap.adminKey) {

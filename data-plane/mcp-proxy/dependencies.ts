@@ -3,6 +3,7 @@
 import type { EventBus } from '../../shared/events/index.js';
 import type { InspectDependencies } from '../governance/dependencies.js';
 import type { ProxyAuthDependencies } from './auth.js';
+import type { RequestStateKey } from './request-state-key.js';
 import type { ProxySessions } from './sessions.js';
 import type { UpstreamSessions } from './upstream/index.js';
 
@@ -33,4 +34,6 @@ export interface McpProxyDependencies extends InspectDependencies {
   readonly approvalEvents: Pick<EventBus, 'subscribe' | 'publish'>;
   readonly auth: ProxyAuthDependencies;
   readonly limits: ProxyLimits;
+  /** Authenticates the requestState the proxy hands 2026-07-28 clients (request-state-key.ts). */
+  readonly requestStateKey: RequestStateKey;
 }

@@ -26,7 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage } from '../../shared/errors/index.js';
-import type { AgentId } from '../../shared/ids.js';
+import type { AgentId, ApprovalId } from '../../shared/ids.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import {
   GATEWAY_META_KEYS,
@@ -41,10 +41,12 @@ import {
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
 import type { StatelessRequest } from '../../shared/mcp/stateless-request.js';
+import { findApproval } from '../../storage/tables/approvals.js';
 import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
+import { CallRounds, pendingReason } from './call-rounds.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { gatewayServerInfo } from './gateway-info.js';
 import { relayServerMessage } from './relay.js';
@@ -164,23 +166,125 @@ export class StatelessService {
       }
       const session = statelessSession(tenant, agent, serverId, upstream, incoming.checked);
       if (message.method === MCP_METHODS.TOOLS_CALL) {
-        await proxyToolCall({
-          deps,
-          session,
-          tenant,
-          message,
-          stream,
-          headers: incoming.headers,
-          protocolVersion: incoming.checked.version,
-          stopping: this.#stopping,
-          upstreamErrorStatus: () => upstream.status || 200,
-        });
+        await this.#toolCall(tenant, caller, session, incoming, upstream);
         return;
       }
       await this.#relay(tenant, agent, server, session, incoming, upstream);
     } finally {
       served = true;
       untrack();
+    }
+  }
+
+  /**
+   * tools/call, across its rounds (call-rounds.ts): a fresh call is governed; the retry of a
+   * held call is answered from its approval (still pending: the same InputRequiredResult, without
+   * deciding or auditing anything again; decided: governed with it); a later round of an allowed
+   * call goes upstream as decided; a requestState the gateway cannot trust is refused, audited.
+   */
+  async #toolCall(
+    tenant: CompiledTenant,
+    caller: ProxyCaller,
+    session: ProxySession,
+    incoming: StatelessIncoming,
+    upstream: StatelessUpstream,
+  ): Promise<void> {
+    const deps = this.#proxy.deps;
+    const { stream } = incoming;
+    const rounds = new CallRounds(deps, {
+      tenantId: tenant.id,
+      agentId: caller.agentId,
+      serverId: session.serverId,
+      message: incoming.message,
+      clientCapabilities: incoming.checked.clientCapabilities,
+    });
+    const inbound = rounds.inbound();
+    if (inbound.kind === 'refused') {
+      await this.#proxy.deny(
+        tenant,
+        caller,
+        session.serverId,
+        incoming.message,
+        inbound.block,
+        stream,
+      );
+      return;
+    }
+    if (inbound.kind === 'round') {
+      await this.#nextRound(tenant, session, inbound.message, rounds, incoming, upstream);
+      return;
+    }
+    let approvalId: ApprovalId | undefined;
+    if (inbound.kind === 'approval') {
+      approvalId = inbound.approvalId;
+      const approval = inbound.expired
+        ? undefined
+        : await findApproval(deps.db, tenant.id, inbound.approvalId);
+      if (approval?.status === 'pending' && approval.callDigest === rounds.digest) {
+        const { response, status } = rounds.held(
+          { ...approval, expiresAt: approval.expiresAt.toISOString() },
+          'APPROVAL_PENDING',
+          pendingReason(approval.id),
+        );
+        stream.respond(response, status);
+        return;
+      }
+      if (inbound.expired) {
+        await this.#proxy.deny(
+          tenant,
+          caller,
+          session.serverId,
+          incoming.message,
+          {
+            code: 'APPROVAL_EXPIRED',
+            message: formatErrorMessage('APPROVAL_EXPIRED', { approvalId }),
+          },
+          stream,
+        );
+        return;
+      }
+    }
+    await proxyToolCall({
+      deps,
+      session,
+      tenant,
+      message: inbound.message,
+      stream,
+      headers: incoming.headers,
+      protocolVersion: incoming.checked.version,
+      stopping: this.#stopping,
+      upstreamErrorStatus: () => upstream.status || 200,
+      rounds,
+      ...(approvalId === undefined ? {} : { approvalId }),
+    });
+  }
+
+  /** A later round of an allowed call: forwarded as decided (not decided nor counted again). */
+  async #nextRound(
+    tenant: CompiledTenant,
+    session: ProxySession,
+    message: JsonRpcRequestMessage,
+    rounds: CallRounds,
+    incoming: StatelessIncoming,
+    upstream: StatelessUpstream,
+  ): Promise<void> {
+    const deps = this.#proxy.deps;
+    const { stream } = incoming;
+    const execution = deps.executions.begin(session.agentId);
+    try {
+      const response = (await upstream.request(message as never, {
+        signal: execution.signal,
+        onMessage: (relayed) => relayServerMessage(deps, session, tenant, relayed, stream),
+      })) as JsonRpcResponseMessage;
+      stream.respond(rounds.forwarded(response), upstream.status || 200);
+    } catch (error) {
+      const failure = upstreamFailureOf(error);
+      if (!failure) throw error;
+      stream.respond(
+        rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
+      );
+    } finally {
+      execution.end();
     }
   }
 

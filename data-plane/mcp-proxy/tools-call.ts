@@ -5,7 +5,10 @@
 //   upstream sends on the call's stream before the result (progress, log messages, sampling and
 //   elicitation requests) is relayed on the client's stream for this call (relay.ts);
 // - simulation: the tenant's mock result;
-// - held for a human: the call stays open. The client is told which approval holds it and where
+// - held for a human, on a stateless request (2026-07-28): answered at once, on the protocol's
+//   own wire (call-rounds.ts: an InputRequiredResult sending the user to the approval's page, or
+//   -32021); the client's retry names the approval, and an approved one passes once;
+// - held for a human, on a session: the call stays open. The client is told which approval holds it and where
 //   it is decided (a progress notification when it sent a progressToken, else a log message),
 //   the proxy waits for the decision (bounded by the tenant's approvalWaitSeconds) and then runs
 //   the call through governance again with the approval: approved → it passes once and is
@@ -28,6 +31,7 @@ import { governKnownAgent, isBlock, screenCall } from '../governance/govern.js';
 import { NO_DELEGATION } from '../governance/identity.js';
 import { type InspectRequest, MODES } from '../governance/request.js';
 import type { CompiledAgent, CompiledTenant } from '../store/compiled-snapshot.js';
+import type { CallRounds } from './call-rounds.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { relayServerMessage } from './relay.js';
 import { responseOf, rpcError, upstreamFailureOf } from './rpc-errors.js';
@@ -49,12 +53,17 @@ export interface ToolCallContext {
   /** The HTTP status an upstream's own JSON-RPC error is relayed with (stateless era: the
    *  upstream's, e.g. 400 with -32021); default 200. */
   readonly upstreamErrorStatus?: () => number;
+  /** Stateless era: a held call is answered at once on the wire, and an upstream's
+   *  InputRequiredResult has its requestState wrapped (call-rounds.ts). */
+  readonly rounds?: CallRounds;
+  /** The approval the call is resubmitted with (a stateless client's retry of a held call). */
+  readonly approvalId?: ApprovalId;
 }
 
 /** Runs the call to its end: resolves once its response is on the client's stream. */
 export async function proxyToolCall(ctx: ToolCallContext): Promise<void> {
   const outlet = new ProxyOutlet(ctx);
-  const first = buildCall(ctx, undefined, true);
+  const first = buildCall(ctx, ctx.approvalId, ctx.approvalId === undefined);
   const exchange: Exchange = {
     outlet,
     tenant: ctx.tenant,
@@ -152,7 +161,25 @@ class ProxyOutlet implements DecisionOutlet {
 
   deliver(answer: InspectAnswer, _status: number): void {
     if (answer.decision === 'require_human_approval' && answer.approval) {
-      this.#waitForApproval(answer).catch((error: unknown) => this.#fail(error));
+      const rounds = this.#ctx.rounds;
+      if (rounds === undefined) {
+        this.#waitForApproval(answer).catch((error: unknown) => this.#fail(error));
+        return;
+      }
+      const approvalId = asApprovalId(answer.approval.id);
+      if (answer.approval.status === 'approved' && this.#waited !== approvalId) {
+        // The open approval this call resumed (a retry without requestState) is approved
+        // already: the call goes through governance again with it, once.
+        this.#waited = approvalId;
+        this.#governWith(approvalId).catch((error: unknown) => this.#fail(error));
+        return;
+      }
+      const { response, status } = rounds.held(
+        answer.approval,
+        answer.reasonCode ?? 'APPROVAL_PENDING',
+        answer.message,
+      );
+      this.#respond(response, status);
       return;
     }
     const response = responseOf(this.#ctx.message.id, answer);
@@ -177,7 +204,7 @@ class ProxyOutlet implements DecisionOutlet {
         { outcome: 'ok' },
         (performance.now() - started) / 1000,
       );
-      answer.response = response;
+      answer.response = this.#ctx.rounds?.forwarded(response as never) ?? response;
       sendAnswer(deps, exchange, answer);
     } catch (error) {
       const failure = upstreamFailureOf(error);
@@ -216,7 +243,7 @@ class ProxyOutlet implements DecisionOutlet {
   }
 
   async #waitForApproval(held: InspectAnswer): Promise<void> {
-    const { deps, session, tenant, message, stream } = this.#ctx;
+    const { deps, session, tenant, stream } = this.#ctx;
     const approval = held.approval!;
     const approvalId = asApprovalId(approval.id);
     if (this.#waited === approvalId) {
@@ -266,6 +293,13 @@ class ProxyOutlet implements DecisionOutlet {
       this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
     }
     // Decided: the call goes through governance again, now with its approval.
+    await this.#governWith(approvalId);
+  }
+
+  async #governWith(approvalId: ApprovalId): Promise<void> {
+    const { deps, tenant, message } = this.#ctx;
+    this.#started = performance.now();
+    const current = deps.store.current?.tenants.get(tenant.id) ?? tenant;
     const again: Exchange = {
       outlet: this,
       tenant: current,

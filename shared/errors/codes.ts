@@ -295,6 +295,13 @@ export const ERROR_CODES = {
       'A stateless MCP request (2026-07-28) carries its protocol version and client capabilities in params._meta (JSON-RPC -32602, Invalid params).',
     hint: 'Put io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities (an object) in params._meta of every request (docs/mcp-proxy.md).',
   },
+  MCP_REQUEST_STATE_INVALID: {
+    status: 403,
+    message: 'the requestState is not one the gateway issued for this call: {problem}',
+    summary:
+      "A 2026-07-28 client's retry of tools/call carried a requestState the gateway cannot verify, that has expired, or that it issued to another agent, server or call; nothing was forwarded and the refusal is audited.",
+    hint: "Send tools/call again without requestState (or with the one from the gateway's last InputRequiredResult for the same tool and arguments); every data plane needs the same AGENT_GATEWAY_MASTER_KEY (docs/mcp-proxy.md).",
+  },
   MCP_PROXY_UNAUTHORIZED: {
     status: 401,
     message: 'the MCP proxy needs a bearer token for {resource}: {problem}',

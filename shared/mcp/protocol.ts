@@ -158,6 +158,10 @@ export const MCP_METHODS = Object.freeze({
   /** The first message of a listen stream. */
   SUBSCRIPTIONS_ACKNOWLEDGED: 'notifications/subscriptions/acknowledged',
   TOOLS_LIST_CHANGED: 'notifications/tools/list_changed',
+  /** A request for input: a form, or (mode url) a page for the user to open. */
+  ELICITATION_CREATE: 'elicitation/create',
+  /** 2025-11-25: the URL-mode elicitation named by `elicitationId` is complete. */
+  ELICITATION_COMPLETE: 'notifications/elicitation/complete',
 } as const);
 
 /** The gateway's own `_meta` keys, under a reverse-DNS prefix of its own as MCP asks. */
@@ -167,7 +171,18 @@ export const GATEWAY_META_KEYS = Object.freeze({
   UPSTREAM_SERVER_INFO: `${GATEWAY_META_PREFIX}upstreamServerInfo`,
   /** server/discover: the names of the tools the calling agent may see. */
   TOOLS: `${GATEWAY_META_PREFIX}tools`,
+  /** A held call's InputRequiredResult: why it is held (the hold's code, then APPROVAL_PENDING). */
+  REASON_CODE: `${GATEWAY_META_PREFIX}reasonCode`,
+  /** A held call's InputRequiredResult: the approval that holds it, and when that expires. */
+  APPROVAL_ID: `${GATEWAY_META_PREFIX}approvalId`,
+  EXPIRES_AT: `${GATEWAY_META_PREFIX}expiresAt`,
 } as const);
+
+/** The key of the gateway's own entry in a held call's `inputRequests` (the approval page). */
+export const GATEWAY_APPROVAL_INPUT_KEY = 'agent-gateway-approval';
+
+/** Stateless era: a result that asks the client for input first (multi-round-trip requests). */
+export const INPUT_REQUIRED_RESULT_TYPE = 'input_required';
 
 /** Stateless era: what a list result says about caching it (`ttlMs`, `cacheScope`). */
 export const MCP_CACHE_SCOPES = Object.freeze({ PUBLIC: 'public', PRIVATE: 'private' } as const);

@@ -1,17 +1,16 @@
 // MCP 2026-07-28 through /mcp/{serverId} (issue 27): stateless requests beside sessions, over
 // raw HTTP in front of a small server of that era (tests/support/stateless-upstream.ts). Every
 // refusal the revision requires is checked for its status, JSON-RPC code, reasonCode and id, and
-// for having forwarded nothing; tools/call is governed and audited; tools/list and server/discover
+// for having forwarded nothing; tools/call is governed and audited (its held calls and rounds:
+// held-on-wire.test.ts); tools/list and server/discover
 // answer for the calling agent; a listen stream carries the gateway's own list change and ends
 // with a kill; an upstream of the other era is named as such in both directions.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent, updateAgent } from '../../control-plane/services/agents.js';
 import { generateEd25519KeyMaterial } from '../../shared/agentiam/ed25519-keys.js';
-import { ALL_SCOPES } from '../../shared/identity/scopes.js';
 import { SESSION_PROTOCOL_VERSIONS } from '../../shared/mcp/protocol.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
-import { startApprover } from '../support/approver.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { postAsClient, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { type McpUpstream, startMcpUpstream } from '../support/mcp-upstream.js';
@@ -19,7 +18,6 @@ import {
   type StatelessTestUpstream,
   startStatelessUpstream,
 } from '../support/stateless-upstream.js';
-import { HOLD_ECHO_POLICY } from './support.js';
 import { apiKeyHeaders, initializeMessage, mcpFetch, parseSse } from './transport-support.js';
 
 const VERSION = '2026-07-28';
@@ -266,48 +264,6 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
       metadata: { reasonCode: 'AGENT_TOOL_NOT_ALLOWED', tool: 'secret_tool', serverId: 'modern' },
     });
     expect(upstream.log.length).toBe(before);
-  });
-
-  it('holds a call for a human as on a session: progress on its stream, then the upstream result', async () => {
-    const tenantId = gateway.tenant.id;
-    const admin = await gateway.addApiKey(tenantId, [...ALL_SCOPES]);
-    const uri = await gateway.publishPolicy(tenantId, HOLD_ECHO_POLICY);
-    await gateway.setPolicy(tenantId, {
-      trustedServers: ['modern', 'legacy'],
-      pinnedPolicies: [uri],
-    });
-    const held = await gateway.addAgent(tenantId, { allowedTools: ['echo'] });
-    const approver = await startApprover(gateway, admin, held, 'approve');
-    try {
-      const before = upstream.log.filter((r) => r.method === 'tools/call').length;
-      const body = call('echo', { text: 'needs-human' }, 'h1');
-      (body.params._meta as Record<string, unknown>).progressToken = 'held';
-      const answer = await mcpFetch(proxyUrl, {
-        body,
-        headers: {
-          ...apiKeyHeaders(gateway.tenant.key, held),
-          ...eraHeaders('tools/call', 'echo'),
-        },
-      });
-      const approvalId = await approver.decided;
-      expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      expect(answer.messages[0]).toMatchObject({
-        method: 'notifications/progress',
-        params: { progressToken: 'held', message: expect.stringContaining(approvalId) },
-      });
-      expect(answer.body).toEqual({
-        jsonrpc: '2.0',
-        id: 'h1',
-        result: { resultType: 'complete', content: [{ type: 'text', text: 'needs-human' }] },
-      });
-      expect(upstream.log.filter((r) => r.method === 'tools/call').length).toBe(before + 1);
-    } finally {
-      await approver.dispose();
-      await gateway.setPolicy(tenantId, {
-        trustedServers: ['modern', 'legacy'],
-        pinnedPolicies: [],
-      });
-    }
   });
 
   it('refuses a credential in _meta (MCP_TOKEN_PASSTHROUGH), audited, nothing forwarded', async () => {

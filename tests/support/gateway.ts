@@ -98,6 +98,11 @@ export async function startTestGateway(
     refusalAudit?: GatewayRuntimeOptions['refusalAudit'];
     /** GraphQL introspection for authenticated keys (default on). */
     graphqlIntrospection?: boolean;
+    /**
+     * The master key the MCP proxy derives its requestState key from (default: a random one;
+     * null: none, as a data plane without AGENT_GATEWAY_MASTER_KEY).
+     */
+    requestStateMasterKey?: Buffer | null;
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -137,6 +142,9 @@ export async function startTestGateway(
   const address = runtime.app.server.address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
   runtime.publicUrl.learn(url);
+  if (options.requestStateMasterKey !== null) {
+    runtime.requestStateKey.useMasterKey(options.requestStateMasterKey ?? randomBytes(32));
+  }
 
   const sync = () => runtime.publisher.publishNow();
   const addAgent = async (

@@ -6,7 +6,9 @@
 // forwarded nothing.
 // - server/discover, tools/list (echo, secret_tool), tools/call: echo answers its text (with a
 //   progress notification first on an SSE answer when `progress` is true); needs_sampling
-//   answers 400 MissingRequiredClientCapability unless the client declared sampling;
+//   answers 400 MissingRequiredClientCapability unless the client declared sampling; confirm asks
+//   first (an InputRequiredResult with a form elicitation and its own requestState, CONFIRM_STATE)
+//   and answers `confirmed <text>` on the retry that carries that state and an accepting answer;
 // - subscriptions/listen: an SSE stream that acknowledges, then carries what `notifyTools()`
 //   sends, until either side closes it;
 // - initialize (no stateless `_meta`): 400 UnsupportedProtocolVersion, as a server of this era
@@ -36,6 +38,9 @@ export interface StatelessTestUpstream {
   notifyTools(): void;
   close(): Promise<void>;
 }
+
+/** The requestState the `confirm` tool hands out with its question, and expects back. */
+export const CONFIRM_STATE = 'upstream-confirm-state:7f3a';
 
 /** Listed in this order (not by name): the proxy's answer is sorted. */
 export const STATELESS_TOOLS = [
@@ -124,6 +129,31 @@ export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
               },
             });
           }
+        }
+        if (params.name === 'confirm') {
+          const answer = (params.inputResponses as Record<string, { action?: string }> | undefined)
+            ?.confirm;
+          if (params.requestState !== CONFIRM_STATE || answer?.action !== 'accept') {
+            return json(res, 200, {
+              jsonrpc: '2.0',
+              id,
+              result: {
+                resultType: 'input_required',
+                inputRequests: {
+                  confirm: {
+                    method: 'elicitation/create',
+                    params: {
+                      mode: 'form',
+                      message: 'Confirm?',
+                      requestedSchema: { type: 'object', properties: {} },
+                    },
+                  },
+                },
+                requestState: CONFIRM_STATE,
+              },
+            });
+          }
+          return result({ content: [{ type: 'text', text: `confirmed ${String(args.text)}` }] });
         }
         const done = { content: [{ type: 'text', text: String(args.text ?? '') }] };
         if (args.progress === true) {
