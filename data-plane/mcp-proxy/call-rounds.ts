@@ -151,7 +151,7 @@ export class CallRounds {
     reasonCode: string,
     reason: string | undefined,
   ): { readonly response: JsonRpcResponseMessage; readonly status: number } {
-    const url = `${this.#deps.publicUrl.get()}/console/approvals/${encodeURIComponent(approval.id)}`;
+    const url = approvalPageUrl(this.#deps.publicUrl.get(), approval.id);
     const what = `held for approval ${approval.id}: ${reason ?? 'a policy requires a human'}`;
     if (!declaresUrlElicitation(this.#clientCapabilities)) {
       return {
@@ -245,6 +245,11 @@ export class CallRounds {
     if (inputResponses !== undefined && !dropInputResponses) next.inputResponses = inputResponses;
     return { ...this.#message, params: next } as JsonRpcRequestMessage;
   }
+}
+
+/** The console page of one approval, where an operator sees the call and decides it. */
+export function approvalPageUrl(publicUrl: string, approvalId: string): string {
+  return `${publicUrl}/console/approvals/${encodeURIComponent(approvalId)}`;
 }
 
 /** The approval's answer to a retry while it is still undecided. */

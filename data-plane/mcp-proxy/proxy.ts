@@ -18,6 +18,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage, gatewayError } from '../../shared/errors/index.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import {
+  GATEWAY_REQUEST_ID_PREFIX,
   JSONRPC_ERROR_CODES,
   MCP_HEADERS,
   MCP_METHODS,
@@ -223,6 +224,10 @@ export class McpProxy implements StatelessHost {
   ): Promise<void> {
     const tenant = this.#deps.store.current?.tenants.get(session.tenantId);
     if (!tenant) return;
+    // The answer to the gateway's own request (the approval page's URL elicitation) is the
+    // gateway's: the approval, not the client's answer, decides the call.
+    const answered = isNotification ? undefined : (message as JsonRpcResponseMessage).id;
+    if (typeof answered === 'string' && answered.startsWith(GATEWAY_REQUEST_ID_PREFIX)) return;
     if (isNotification && tenant.policy.isMethodBlocked((message as { method: string }).method))
       return;
     // A token in a notification's params._meta or an answer's result._meta would reach the

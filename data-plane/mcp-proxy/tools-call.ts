@@ -8,8 +8,10 @@
 // - held for a human, on a stateless request (2026-07-28): answered at once, on the protocol's
 //   own wire (call-rounds.ts: an InputRequiredResult sending the user to the approval's page, or
 //   -32021); the client's retry names the approval, and an approved one passes once;
-// - held for a human, on a session: the call stays open. The client is told which approval holds it and where
-//   it is decided (a progress notification when it sent a progressToken, else a log message),
+// - held for a human, on a session: the call stays open. The client is told which approval
+//   holds it and its console page (a progress notification when it sent a progressToken, else a
+//   log message; and, to a client that declared URL-mode elicitation, an `elicitation/create` in
+//   mode url to the page, completed by `notifications/elicitation/complete` once decided),
 //   the proxy waits for the decision (bounded by the tenant's approvalWaitSeconds) and then runs
 //   the call through governance again with the approval: approved → it passes once and is
 //   forwarded; rejected or expired → the audited deny. A wait that ends first (or that a stopping
@@ -20,7 +22,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { type ErrorCode, formatErrorMessage } from '../../shared/errors/index.js';
 import { type ApprovalId, asApprovalId, type ServerId, type TenantId } from '../../shared/ids.js';
 import { isRecord } from '../../shared/json/is-record.js';
-import { JSONRPC_ERROR_CODES, MCP_METHODS } from '../../shared/mcp/protocol.js';
+import {
+  GATEWAY_REQUEST_ID_PREFIX,
+  JSONRPC_ERROR_CODES,
+  MCP_METHODS,
+} from '../../shared/mcp/protocol.js';
 import type { ExecutionMode } from '../../shared/snapshot/index.js';
 import { waitForApprovalDecision } from '../approval-wait.js';
 import type { InspectAnswer } from '../governance/answers.js';
@@ -31,7 +37,7 @@ import { governKnownAgent, isBlock, screenCall } from '../governance/govern.js';
 import { NO_DELEGATION } from '../governance/identity.js';
 import { type InspectRequest, MODES } from '../governance/request.js';
 import type { CompiledAgent, CompiledTenant } from '../store/compiled-snapshot.js';
-import type { CallRounds } from './call-rounds.js';
+import { approvalPageUrl, type CallRounds, declaresUrlElicitation } from './call-rounds.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { relayServerMessage } from './relay.js';
 import { responseOf, rpcError, upstreamFailureOf } from './rpc-errors.js';
@@ -251,11 +257,33 @@ class ProxyOutlet implements DecisionOutlet {
       return this.#pending(approvalId);
     }
     this.#waited = approvalId;
+    const page = approvalPageUrl(deps.publicUrl.get(), approvalId);
+    const heldFor = `held for approval ${approvalId}: ${held.message ?? 'a policy requires a human'}`;
     this.#tell(
-      `held for approval ${approvalId}: ${held.message ?? 'a policy requires a human'}. ` +
-        `An operator decides it with approveApproval or rejectApproval (GraphQL ${deps.publicUrl.get()}/graphql); waiting up to ${Math.round(tenant.policy.approvalWaitMs / 1000)} s.`,
-      { approvalId, ruleId: held.ruleId, policy: held.policy, expiresAt: approval.expiresAt },
+      `${heldFor}. An operator decides it at ${page} (or with approveApproval or rejectApproval, GraphQL ${deps.publicUrl.get()}/graphql); waiting up to ${Math.round(tenant.policy.approvalWaitMs / 1000)} s.`,
+      {
+        approvalId,
+        url: page,
+        ruleId: held.ruleId,
+        policy: held.policy,
+        expiresAt: approval.expiresAt,
+      },
     );
+    // A client that declared URL-mode elicitation (2025-11-25) is also asked to show the page.
+    const elicited = declaresUrlElicitation(session.clientCapabilities);
+    if (elicited) {
+      stream.send({
+        jsonrpc: '2.0',
+        id: `${GATEWAY_REQUEST_ID_PREFIX}${randomUUID()}`,
+        method: MCP_METHODS.ELICITATION_CREATE,
+        params: {
+          mode: 'url',
+          elicitationId: approvalId,
+          message: `${heldFor}. Open the page to see the call; an operator approves or rejects it there.`,
+          url: page,
+        },
+      });
+    }
     // The held call is one of the agent's executions: a kill wakes it and counts it.
     const execution = deps.executions.begin(session.agentId);
     let status: string;
@@ -291,6 +319,13 @@ class ProxyOutlet implements DecisionOutlet {
       }
       if (status === 'pending') return this.#pending(approvalId);
       this.#tell(`approval ${approvalId} is ${status}`, { approvalId, status });
+      if (elicited) {
+        stream.send({
+          jsonrpc: '2.0',
+          method: MCP_METHODS.ELICITATION_COMPLETE,
+          params: { elicitationId: approvalId },
+        });
+      }
     }
     // Decided: the call goes through governance again, now with its approval.
     await this.#governWith(approvalId);

@@ -178,6 +178,10 @@ export const GATEWAY_META_KEYS = Object.freeze({
   EXPIRES_AT: `${GATEWAY_META_PREFIX}expiresAt`,
 } as const);
 
+/** The id prefix of the requests the gateway itself sends a client (a session-era URL
+ *  elicitation to the approval page): the client's answers to them stop at the gateway. */
+export const GATEWAY_REQUEST_ID_PREFIX = 'agent-gateway-elicitation-';
+
 /** The key of the gateway's own entry in a held call's `inputRequests` (the approval page). */
 export const GATEWAY_APPROVAL_INPUT_KEY = 'agent-gateway-approval';
 

@@ -4,7 +4,15 @@
 // Rejected and expired end in the audited deny, a kill in AGENT_REVOKED; a wait that ends first
 // answers APPROVAL_PENDING with the approvalId, and retrying the same call resumes that approval.
 // While it waits, its Approval's clientWaitingUntil says until when (the console's card shows it).
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+// A client that declared URL-mode elicitation (2025-11-25) is also sent the approval's console
+// page as an elicitation/create in mode url, completed once the approval is decided.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../shared/events/index.js';
 import type { AgentId } from '../../shared/ids.js';
@@ -66,6 +74,59 @@ describe('MCP proxy: held calls wait for their approval', () => {
       expect(progress[0]).toContain(`held for approval ${approvalId}`);
       expect(progress[0]).toContain('approveApproval');
       expect(progress.at(-1)).toContain(`approval ${approvalId} is approved`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client with URL elicitation is sent the approval page; deciding there completes the call', async () => {
+    const { gateway, upstream, proxyUrl } = fixture;
+    const agentId = await gateway.addAgent(gateway.tenant.id);
+    const client = new Client(
+      { name: 'url-elicitation-client', version: '1.0.0' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    const elicited: Record<string, unknown>[] = [];
+    const completed = new Promise<string>((resolve) => {
+      client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) =>
+        resolve(notification.params.elicitationId),
+      );
+    });
+    // The user opens the page and an operator approves there (here: the same mutation).
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicited.push(request.params);
+      const params = request.params as { elicitationId: string };
+      const answer = await graphql<{ approveApproval: { status: string } }>(
+        gateway.url,
+        admin,
+        `mutation($id: ID!) { approveApproval(id: $id, reason: "opened the page") { status } }`,
+        { id: params.elicitationId },
+      );
+      expect(answer.errors).toBeUndefined();
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(proxyUrl), {
+        requestInit: {
+          headers: { authorization: `Bearer ${gateway.tenant.key}`, 'x-agent-id': agentId },
+        },
+      }),
+    );
+    const before = upstream.calls.get('echo') ?? 0;
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'needs-human' } });
+      expect(result.structuredContent).toEqual({ text: 'needs-human' });
+      expect(upstream.calls.get('echo')).toBe(before + 1);
+      const approvalId = (elicited[0] as { elicitationId: string }).elicitationId;
+      expect(elicited).toEqual([
+        {
+          mode: 'url',
+          elicitationId: approvalId,
+          message: expect.stringContaining(`held for approval ${approvalId}`),
+          url: `${gateway.url}/console/approvals/${approvalId}`,
+        },
+      ]);
+      expect(await completed).toBe(approvalId);
     } finally {
       await client.close();
     }
