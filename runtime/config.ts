@@ -144,13 +144,14 @@ export const SETTINGS = {
   }),
   /**
    * 32 bytes sealing the tenant CA keys; absent: the key file in dataDir (runtime/master-key.ts).
-   * Only processes that sign (start, control-plane) use it.
+   * Processes that sign (start, control-plane) open it; data planes derive the MCP requestState
+   * key from it.
    */
   masterKey: unsetByDefault({
     name: MASTER_KEY_VARIABLE,
     unset: '`<data dir>/master-key`',
     parse: (text, name) => (text === undefined ? undefined : parseMasterKey(text, name)),
-    help: 'Master key sealing the tenant CA keys (AES-256-GCM): 32 bytes as 64 hex digits or 43 base64url characters (`openssl rand -hex 32`). Unset: `start` and `control-plane` use the key file in the data directory, made mode 0600 on first start. Every process that signs (the control plane) needs the same key; a process whose key cannot open the sealed keys refuses to start (`MASTER_KEY_MISMATCH`). Losing it makes the sealed CA keys unusable (the recovery: [docs/agentiam.md](docs/agentiam.md), key custody). Data planes never need it.',
+    help: 'Master key sealing the tenant CA keys (AES-256-GCM): 32 bytes as 64 hex digits or 43 base64url characters (`openssl rand -hex 32`). Unset: `start` and `control-plane` use the key file in the data directory, made mode 0600 on first start. Every process that signs (the control plane) needs the same key; a process whose key cannot open the sealed keys refuses to start (`MASTER_KEY_MISMATCH`). Losing it makes the sealed CA keys unusable (the recovery: [docs/agentiam.md](docs/agentiam.md), key custody). Data planes need the same key too: they derive from it the MAC key of the MCP `requestState` the retry of a held call carries to any data plane ([docs/mcp-proxy.md](docs/mcp-proxy.md#held-calls-on-the-stateless-wire)); a data plane without it refuses such a retry.',
   }),
   killAckWaitMs: setting({
     name: 'AGENT_GATEWAY_KILL_ACK_WAIT_MS',
