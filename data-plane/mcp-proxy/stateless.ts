@@ -19,10 +19,11 @@
 // - everything else (resources, prompts, completion, an upstream's InputRequiredResult rounds):
 //   relayed unchanged, subject to method blocking and the `_meta` credential scan, with the
 //   upstream's HTTP status (this era gives 404 and 400 answers a meaning the client reads).
-// An upstream that answers a stateless request with a 4xx that is not one of this era's errors
-// speaks only the session era: the client is told MCP_PROTOCOL_VERSION_UNSUPPORTED (-32022)
-// naming the session revisions, and the server is remembered as such for ERA_MEMORY_MS, so later
-// requests are refused before governance runs (bridging eras is not done here).
+// Which era a server speaks is learnt with the first request to it (a server/discover asked
+// first, and any answer since) and remembered for ERA_MEMORY_MS: an upstream that answers a
+// stateless request with a 4xx that is not one of this era's errors speaks only the session era,
+// and its requests go over the gateway's own upstream session for the agent (session-bridge.ts).
+// Everything above applies unchanged: the bridge only carries the requests.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { formatErrorMessage } from '../../shared/errors/index.js';
@@ -36,7 +37,6 @@ import {
   MCP_META_KEYS,
   MCP_METHODS,
   MCP_PARAM_HEADER_PREFIX,
-  SESSION_PROTOCOL_VERSIONS,
   STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
@@ -50,7 +50,8 @@ import { CallRounds, pendingReason } from './call-rounds.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { gatewayServerInfo } from './gateway-info.js';
 import { relayServerMessage } from './relay.js';
-import { rpcError, unsupportedVersion, upstreamFailureOf } from './rpc-errors.js';
+import { rpcError, upstreamFailureOf } from './rpc-errors.js';
+import { type BridgedUpstream, SessionBridges } from './session-bridge.js';
 import type { ProxySession } from './sessions.js';
 import { proxyToolCall } from './tools-call.js';
 import { permittedTools } from './tools-list.js';
@@ -62,6 +63,9 @@ import type {
 import { ReplayLogs } from './transport/replay.js';
 import { type CallStream, ServerStream } from './transport/response-stream.js';
 import type { StatelessUpstream } from './upstream/index.js';
+
+/** One request's exchange with its upstream: its own, or over the agent's bridged session. */
+type RequestUpstream = StatelessUpstream | BridgedUpstream;
 
 /** How long a server that answered like a session-era server is taken to be one. */
 export const ERA_MEMORY_MS = 5 * 60_000;
@@ -116,14 +120,29 @@ interface ToolListener {
 export class StatelessService {
   readonly #proxy: StatelessHost;
   readonly #stopping: AbortSignal;
-  /** serverKey → when its upstream answered like a session-era server. */
-  readonly #sessionEraServers = new Map<string, number>();
+  /** serverKey → the era its upstream speaks, and since when that is known. */
+  readonly #eras = new Map<
+    string,
+    { readonly era: 'stateless' | 'session'; readonly at: number }
+  >();
+  /** serverKey → the probe learning its era, shared by the requests that arrive meanwhile. */
+  readonly #probes = new Map<string, Promise<'stateless' | 'session'>>();
+  readonly #bridges: SessionBridges;
   readonly #toolListeners = new Set<ToolListener>();
 
   constructor(proxy: StatelessHost, stopping: AbortSignal) {
     this.#proxy = proxy;
     this.#stopping = stopping;
-    proxy.deps.store.onApply(() => this.#announceToolChanges());
+    this.#bridges = new SessionBridges(proxy.deps.upstreamSessions);
+    stopping.addEventListener('abort', () => this.#bridges.close().catch(() => {}), { once: true });
+    proxy.deps.store.onApply(() => {
+      this.#announceToolChanges();
+      const snapshot = proxy.deps.store.current;
+      this.#bridges.closeWhere((tenantId, agentId) => {
+        const agent = snapshot?.tenants.get(tenantId as never)?.agents.get(agentId as never);
+        return agent === undefined || agent.killed;
+      });
+    });
   }
 
   /** Serves one request; resolves once its answer is complete (a listen stream: ended). */
@@ -145,11 +164,8 @@ export class StatelessService {
     }
     const server = tenant.servers.get(serverId)!;
     const agent = tenant.agents.get(caller.agentId)!;
-    if (this.#speaksSessionsOnly(server.serverKey)) {
-      stream.respond(sessionEraOnly(message), 400);
-      return;
-    }
-    const upstream = this.#upstream(tenant, agent, server, incoming);
+    const era = await this.#eraOf(tenant, agent, server, incoming);
+    const upstream = this.#upstream(tenant, agent, server, incoming, undefined, era);
     const listen = message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN;
     const untrack = deps.sessions.track(tenant.id, agent.id, listen ? 'listen' : 'request', () => {
       upstream.close().catch(() => {});
@@ -187,7 +203,7 @@ export class StatelessService {
     caller: ProxyCaller,
     session: ProxySession,
     incoming: StatelessIncoming,
-    upstream: StatelessUpstream,
+    upstream: RequestUpstream,
   ): Promise<void> {
     const deps = this.#proxy.deps;
     const { stream } = incoming;
@@ -266,7 +282,7 @@ export class StatelessService {
     message: JsonRpcRequestMessage,
     rounds: CallRounds,
     incoming: StatelessIncoming,
-    upstream: StatelessUpstream,
+    upstream: RequestUpstream,
   ): Promise<void> {
     const deps = this.#proxy.deps;
     const { stream } = incoming;
@@ -321,23 +337,104 @@ export class StatelessService {
     );
   }
 
+  /** The exchange of one request: its own (stateless upstream), or over the agent's bridge. */
   #upstream(
     tenant: CompiledTenant,
     agent: CompiledAgent,
     server: CompiledServer,
     incoming: StatelessIncoming,
-    method?: string,
-  ): StatelessUpstream {
+    method: string | undefined,
+    era: 'stateless' | 'session',
+  ): RequestUpstream {
     const deps = this.#proxy.deps;
-    return deps.upstreamSessions.stateless({
+    const config = {
       target: { serverKey: server.serverKey, url: server.url },
       authorization: this.#proxy.forwardToken(tenant.id, agent.id, server.serverId),
       connectTimeoutMs: deps.limits.connectTimeoutMs,
       readTimeoutMs: deps.limits.readTimeoutMs,
       maxMessageBytes: deps.limits.maxMessageBytes,
+    };
+    if (era === 'session') {
+      return this.#bridges.upstream(
+        { tenantId: tenant.id, agentId: agent.id, serverKey: server.serverKey },
+        config,
+        {
+          clientInfo: incoming.checked.clientInfo,
+          clientCapabilities: incoming.checked.clientCapabilities,
+        },
+      );
+    }
+    return deps.upstreamSessions.stateless({
+      ...config,
       protocolVersion: incoming.checked.version,
       forwardedHeaders: forwardedHeaders(incoming.headers, method),
     });
+  }
+
+  /**
+   * The era `server` speaks: remembered, else learnt by asking it server/discover as this client
+   * (a session-era server refuses that with a 4xx that is not this era's). An upstream that cannot
+   * be reached is taken to speak this era for this request, and not remembered.
+   */
+  async #eraOf(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+  ): Promise<'stateless' | 'session'> {
+    const known = this.#eras.get(server.serverKey);
+    if (known !== undefined && Date.now() - known.at < ERA_MEMORY_MS) return known.era;
+    let probe = this.#probes.get(server.serverKey);
+    if (probe === undefined) {
+      probe = this.#probe(tenant, agent, server, incoming).finally(() =>
+        this.#probes.delete(server.serverKey),
+      );
+      this.#probes.set(server.serverKey, probe);
+    }
+    return probe;
+  }
+
+  async #probe(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    incoming: StatelessIncoming,
+  ): Promise<'stateless' | 'session'> {
+    const upstream = this.#upstream(
+      tenant,
+      agent,
+      server,
+      incoming,
+      MCP_METHODS.SERVER_DISCOVER,
+      'stateless',
+    );
+    let response: JsonRpcResponseMessage | undefined;
+    try {
+      response = (await upstream.request({
+        jsonrpc: '2.0',
+        id: `agent-gateway-${randomUUID()}`,
+        method: MCP_METHODS.SERVER_DISCOVER,
+        params: { _meta: incoming.message.params?._meta },
+      } as never)) as JsonRpcResponseMessage;
+    } catch (error) {
+      if (!upstreamFailureOf(error)) throw error;
+      if (upstream.status === 0 || upstream.status >= 500) return 'stateless';
+    }
+    if (this.#answeredLikeSessionEra(server, upstream.status, response)) return 'session';
+    this.#eras.set(server.serverKey, { era: 'stateless', at: Date.now() });
+    return 'stateless';
+  }
+
+  /** A request whose upstream turned out to speak the session era: served again, bridged. */
+  #relayOverBridge(
+    tenant: CompiledTenant,
+    agent: CompiledAgent,
+    server: CompiledServer,
+    session: ProxySession,
+    incoming: StatelessIncoming,
+  ): Promise<void> {
+    const bridged = this.#upstream(tenant, agent, server, incoming, undefined, 'session');
+    return this.#relay(tenant, agent, server, { ...session, upstream: bridged }, incoming, bridged);
   }
 
   /** Every request but tools/call and listen: relayed, with the era's and the gateway's edits. */
@@ -347,7 +444,7 @@ export class StatelessService {
     server: CompiledServer,
     session: ProxySession,
     incoming: StatelessIncoming,
-    upstream: StatelessUpstream,
+    upstream: RequestUpstream,
   ): Promise<void> {
     const deps = this.#proxy.deps;
     const { message, stream } = incoming;
@@ -364,8 +461,7 @@ export class StatelessService {
       const failure = upstreamFailureOf(error);
       if (!failure) throw error;
       if (this.#answeredLikeSessionEra(server, upstream.status, undefined)) {
-        stream.respond(sessionEraOnly(message), 400);
-        return;
+        return this.#relayOverBridge(tenant, agent, server, session, incoming);
       }
       stream.respond(
         rpcError(message.id, JSONRPC_ERROR_CODES.UPSTREAM_FAILED, failure.code, failure.detail),
@@ -373,8 +469,7 @@ export class StatelessService {
       return;
     }
     if (this.#answeredLikeSessionEra(server, upstream.status, response)) {
-      stream.respond(sessionEraOnly(message), 400);
-      return;
+      return this.#relayOverBridge(tenant, agent, server, session, incoming);
     }
     const result = response.result;
     if (message.method === MCP_METHODS.TOOLS_LIST && isRecord(result)) {
@@ -429,7 +524,14 @@ export class StatelessService {
     server: CompiledServer,
     incoming: StatelessIncoming,
   ): Promise<unknown> {
-    const upstream = this.#upstream(tenant, agent, server, incoming, MCP_METHODS.TOOLS_LIST);
+    const upstream = this.#upstream(
+      tenant,
+      agent,
+      server,
+      incoming,
+      MCP_METHODS.TOOLS_LIST,
+      this.#knownEra(server),
+    );
     try {
       const meta = incoming.message.params?._meta;
       const response = await upstream.request({
@@ -457,7 +559,7 @@ export class StatelessService {
     agent: CompiledAgent,
     server: CompiledServer,
     incoming: StatelessIncoming,
-    upstream: StatelessUpstream,
+    upstream: RequestUpstream,
   ): Promise<void> {
     const deps = this.#proxy.deps;
     const { message, stream } = incoming;
@@ -515,8 +617,11 @@ export class StatelessService {
       return;
     }
     if (held !== undefined && this.#answeredLikeSessionEra(server, upstream.status, held)) {
-      stream.respond(sessionEraOnly(message), 400);
-      return;
+      const bridged = this.#upstream(tenant, agent, server, incoming, undefined, 'session');
+      stream.onClose(() => {
+        bridged.close().catch(() => {});
+      });
+      return this.#listen(tenant, agent, server, incoming, bridged);
     }
     stream.respond(
       held ??
@@ -600,12 +705,10 @@ export class StatelessService {
     }
   }
 
-  #speaksSessionsOnly(serverKey: string): boolean {
-    const since = this.#sessionEraServers.get(serverKey);
-    if (since === undefined) return false;
-    if (Date.now() - since < ERA_MEMORY_MS) return true;
-    this.#sessionEraServers.delete(serverKey);
-    return false;
+  /** The era `server` is known to speak (this era until learnt otherwise). */
+  #knownEra(server: CompiledServer): 'stateless' | 'session' {
+    const known = this.#eras.get(server.serverKey);
+    return known !== undefined && Date.now() - known.at < ERA_MEMORY_MS ? known.era : 'stateless';
   }
 
   /**
@@ -620,7 +723,7 @@ export class StatelessService {
     if (status < 400 || status >= 500) return false;
     const code = response?.error?.code;
     if (code !== undefined && STATELESS_ERA_ERROR_CODES.has(code)) return false;
-    this.#sessionEraServers.set(server.serverKey, Date.now());
+    this.#eras.set(server.serverKey, { era: 'session', at: Date.now() });
     return true;
   }
 }
@@ -634,7 +737,7 @@ function statelessSession(
   tenant: CompiledTenant,
   agent: CompiledAgent,
   serverId: string,
-  upstream: StatelessUpstream,
+  upstream: RequestUpstream,
   checked: StatelessRequest,
 ): ProxySession {
   return {
@@ -668,17 +771,6 @@ function forwardedHeaders(headers: IncomingHttpHeaders, method?: string): string
   }
   if (method !== undefined) forwarded.push(MCP_HEADERS.METHOD, method);
   return forwarded;
-}
-
-/** The answer to a request whose upstream speaks only the session era. */
-function sessionEraOnly(message: JsonRpcRequestMessage): JsonRpcResponseMessage {
-  const meta = message.params?._meta as Record<string, unknown> | undefined;
-  return unsupportedVersion(
-    message.id,
-    String(meta?.[MCP_META_KEYS.PROTOCOL_VERSION] ?? ''),
-    SESSION_PROTOCOL_VERSIONS,
-    'this server speaks only the session revisions (initialize first)',
-  );
 }
 
 /** server/discover as the gateway answers it for this agent. */

@@ -34,6 +34,8 @@ export interface StatelessRequest {
   readonly version: StatelessProtocolVersion;
   /** `_meta['io.modelcontextprotocol/clientCapabilities']`. */
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** `_meta['io.modelcontextprotocol/clientInfo']`, when given. */
+  readonly clientInfo?: Readonly<Record<string, unknown>>;
 }
 
 export type StatelessReasonCode =
@@ -130,7 +132,11 @@ export function checkStatelessRequest(
       }
     }
   }
-  return { version: version as StatelessProtocolVersion, clientCapabilities: capabilities };
+  return {
+    version: version as StatelessProtocolVersion,
+    clientCapabilities: capabilities,
+    ...(clientInfo === undefined ? {} : { clientInfo }),
+  };
 }
 
 export function isRefusal(

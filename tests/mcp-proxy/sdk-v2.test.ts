@@ -2,8 +2,9 @@
 // release line of MCP 2026-07-28) through /mcp/{serverId}, as independent implementations of
 // the stateless era: a client pinned to 2026-07-28 and one negotiating (`auto`) both reach an SDK
 // v2 server statelessly; lists come back private with the gateway's TTL; a call the agent may
-// make is forwarded and one it may not is a JSON-RPC error the SDK surfaces; and an `auto` client
-// in front of a session-era upstream (SDK 1.x) is steered to initialize by the gateway's -32022.
+// make is forwarded and one it may not is a JSON-RPC error the SDK surfaces; and a client of
+// either mode in front of a session-era upstream (SDK 1.x) is served statelessly, the gateway
+// bridging to an upstream session (bridge-stateless-client.test.ts).
 // A held call reaches the SDK as an InputRequiredResult: its URL-elicitation handler gets the
 // approval's console page, and its automatic retry gets the upstream's result once approved; a
 // client without URL elicitation gets -32021 naming the capability.
@@ -90,16 +91,24 @@ describe('the official SDK v2 through the proxy', () => {
     }
   });
 
-  it('a negotiating client in front of a session-era upstream falls back to initialize', async () => {
-    const client = await connect('v1', 'auto');
-    try {
-      expect(client.getProtocolEra()).toBe('legacy');
-      const echoed = await client.callTool({ name: 'echo', arguments: { text: 'old' } });
-      expect(echoed.isError).not.toBe(true);
-    } finally {
-      await client.close();
-    }
-  });
+  it.each([
+    ['pinned to 2026-07-28', { pin: '2026-07-28' }],
+    ['negotiating', 'auto'],
+  ] as const)(
+    'a client %s in front of a session-era upstream is served in its era, bridged',
+    async (_case, mode) => {
+      const client = await connect('v1', mode);
+      try {
+        expect(client.getProtocolEra()).toBe('modern');
+        const echoed = await client.callTool({ name: 'echo', arguments: { text: 'old' } });
+        expect(echoed.isError).not.toBe(true);
+        expect(echoed.structuredContent).toEqual({ text: 'old' });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
   it('a held call: the approval page to the URL-elicitation handler, the result on the automatic retry; -32021 without it', async () => {
     const tenantId = gateway.tenant.id;
     const admin = await gateway.addApiKey(tenantId, [...ALL_SCOPES]);

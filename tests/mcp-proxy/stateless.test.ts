@@ -4,12 +4,11 @@
 // for having forwarded nothing; tools/call is governed and audited (its held calls and rounds:
 // held-on-wire.test.ts); tools/list and server/discover
 // answer for the calling agent; a listen stream carries the gateway's own list change and ends
-// with a kill; an upstream of the other era is named as such in both directions.
+// with a kill; a session-era upstream is bridged (bridge-stateless-client.test.ts).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent, updateAgent } from '../../control-plane/services/agents.js';
 import { generateEd25519KeyMaterial } from '../../shared/agentiam/ed25519-keys.js';
-import { SESSION_PROTOCOL_VERSIONS } from '../../shared/mcp/protocol.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { postAsClient, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -425,32 +424,28 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
     expect(after.body).toMatchObject({ id: 'k', error: { data: { reasonCode: 'AGENT_REVOKED' } } });
   });
 
-  it('tells a stateless client that a session-era upstream speaks only that era, then refuses early', async () => {
+  it('serves a stateless client of a session-era upstream over the gateway’s session, learnt once', async () => {
     const legacyUrl = `${gateway.url}/mcp/legacy`;
-    const requestsBefore = sessionUpstream.log.length;
+    const sessionless = () =>
+      sessionUpstream.log.filter((r) => r.httpMethod === 'POST' && r.sessionId === undefined)
+        .length;
     const answer = await mcpFetch(legacyUrl, {
       body: request('tools/list', {}, 'e1'),
       headers: { ...auth, ...eraHeaders('tools/list') },
     });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({
       id: 'e1',
-      error: {
-        code: -32022,
-        data: {
-          supported: [...SESSION_PROTOCOL_VERSIONS],
-          requested: VERSION,
-          reasonCode: 'MCP_PROTOCOL_VERSION_UNSUPPORTED',
-        },
-      },
+      result: { resultType: 'complete', cacheScope: 'private' },
     });
-    expect(sessionUpstream.log.length).toBe(requestsBefore + 1);
+    // The era was learnt (a refused server/discover) and the bridge opened (initialize).
+    const learnt = sessionless();
     const again = await mcpFetch(legacyUrl, {
       body: request('tools/list', {}, 'e2'),
       headers: { ...auth, ...eraHeaders('tools/list') },
     });
-    expect(again.body).toMatchObject({ id: 'e2', error: { code: -32022 } });
-    expect(sessionUpstream.log.length).toBe(requestsBefore + 1);
+    expect(again.body).toMatchObject({ id: 'e2', result: { resultType: 'complete' } });
+    expect(sessionless()).toBe(learnt);
   });
 
   it('tells a session client that a stateless-only upstream speaks only its revisions', async () => {
