@@ -7,11 +7,16 @@
 // - a request the upstream sends during a call (an elicitation) becomes the call's
 //   InputRequiredResult; the retry's answer reaches the upstream, which completes the call; the
 //   same retry again finds no call in flight;
-// - the official SDK v2 client, negotiating, stays in its own era against such a server.
+// - the official SDK v2 client, negotiating, stays in its own era against such a server;
+// - a bridge with no request in flight is closed once idle (its upstream session DELETEd), and
+//   the next request opens another.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionBridges } from '../../data-plane/mcp-proxy/session-bridge.js';
+import { UpstreamSessions } from '../../data-plane/mcp-proxy/upstream/index.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { until } from '../support/until.js';
 import {
   apiKeyHeaders,
   mcpFetch,
@@ -210,6 +215,43 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
       expect(result.content).toEqual([{ type: 'text', text: 'done after 1' }]);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('a bridge left idle', () => {
+  it('is closed after its idle time, and the next request opens another session', async () => {
+    const upstream = await startRelayUpstream();
+    const sessions = new UpstreamSessions();
+    const bridges = new SessionBridges(sessions, 50);
+    const owner = { tenantId: 't', agentId: 'a', serverKey: 'relay' };
+    const config = {
+      target: { serverKey: 'relay', url: upstream.url },
+      connectTimeoutMs: 2_000,
+      readTimeoutMs: 10_000,
+      maxMessageBytes: 1 << 20,
+    };
+    const list = () =>
+      bridges
+        .upstream(owner, config, { clientInfo: undefined, clientCapabilities: {} })
+        .request({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    try {
+      expect(await list()).toMatchObject({ id: 1, result: { resultType: 'complete' } });
+      expect(await list()).toMatchObject({ id: 1, result: { resultType: 'complete' } });
+      const opened = upstream.log.filter((entry) => entry.rpcMethod === 'initialize').length;
+      expect(opened).toBe(1);
+      await until(
+        async () => upstream.log.filter((entry) => entry.httpMethod === 'DELETE').length,
+        (deletes) => deletes === 1,
+        'the idle bridge deletes its upstream session',
+      );
+      expect(bridges.size).toBe(0);
+      await list();
+      expect(upstream.log.filter((entry) => entry.rpcMethod === 'initialize')).toHaveLength(2);
+    } finally {
+      await bridges.close();
+      await sessions.close();
+      await upstream.close();
     }
   });
 });
