@@ -461,7 +461,9 @@ export class BridgedUpstream implements UpstreamSession {
   ): Promise<JsonRpcResponse> {
     const event = await events.next();
     if (event.kind === 'failed') throw event.error;
-    if (event.kind === 'response') return asClientResponse(event.response, message.id);
+    if (event.kind === 'response') {
+      return asClientResponse(event.response, message.id, message.method);
+    }
     const id = pendingId ?? randomUUID();
     const asked = new Map<string, string | number>();
     const inputRequests: Record<string, unknown> = {};
@@ -538,15 +540,28 @@ function withoutEraMeta(params: unknown): unknown {
   return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
 }
 
-/** The upstream's response as the client's: its id, and a result marked complete. */
-function asClientResponse(response: JsonRpcResponse, id: JsonRpcRequest['id']): JsonRpcResponse {
+/** The list methods whose results this era requires to say how they may be cached. */
+const LIST_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+]);
+
+/**
+ * The upstream's response as the client's: its id, a result marked complete, and a list that
+ * says how it may be cached: not at all (`ttlMs` 0), and never shared (`private`: the session it
+ * came from is the agent's), since the session era says nothing about it.
+ */
+function asClientResponse(
+  response: JsonRpcResponse,
+  id: JsonRpcRequest['id'],
+  method: string,
+): JsonRpcResponse {
   if ('result' in response) {
     const result = isRecord(response.result) ? response.result : {};
-    return {
-      jsonrpc: '2.0',
-      id,
-      result: { resultType: 'complete', ...result },
-    };
+    const caching = LIST_METHODS.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
+    return { jsonrpc: '2.0', id, result: { resultType: 'complete', ...caching, ...result } };
   }
   return { ...response, id };
 }

@@ -9,7 +9,9 @@
 // for an agent permitted every tool. The direct runs made the baselines and run again only with
 // AGENT_GATEWAY_CONFORMANCE_DIRECT=1 (after a new suite or server version: a stale baseline fails
 // them); CI runs the gateway pass, and the authorization-server metadata scenario against the
-// gateway's issuer. Without Node 22 (AGENT_GATEWAY_NODE_LINES) or the fixture the file is skipped
+// gateway's issuer. Bridging: a 2026-07-28 client through the gateway in front of the same server
+// shown as a session-era server only (tests/support/session-only-view.ts) passes every scored
+// scenario the two requirement sets share. Without Node 22 (AGENT_GATEWAY_NODE_LINES) or the fixture the file is skipped
 // with a visible message; under CI=true that is an error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConformanceGateway } from '../support/conformance.js';
@@ -27,6 +29,7 @@ import {
   startEverythingServer,
 } from '../support/conformance-2026.js';
 import type { TestGateway } from '../support/gateway.js';
+import { type SessionOnlyView, startSessionOnlyView } from '../support/session-only-view.js';
 
 const SERVER_ID = 'everything';
 const DIRECT = process.env.AGENT_GATEWAY_CONFORMANCE_DIRECT === '1';
@@ -34,6 +37,30 @@ const DIRECT = process.env.AGENT_GATEWAY_CONFORMANCE_DIRECT === '1';
 /** The scored server scenarios of each frozen requirement set (0.2.0-alpha.12). */
 const SCORED_SCENARIOS: Record<Revision, number> = { '2026-07-28': 37, '2025-11-25': 30 };
 const OUTPUT_TAIL_LINES = 40;
+/** The scored server scenarios both requirement sets list (0.2.0-alpha.12): what a client of
+ *  either era may expect of a server of the other through the gateway's bridge. */
+const SHARED_SCENARIOS = [
+  'completion-complete',
+  'dns-rebinding-protection',
+  'prompts-get-embedded-resource',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-with-image',
+  'prompts-list',
+  'resources-list',
+  'resources-read-binary',
+  'resources-read-text',
+  'resources-templates-read',
+  'server-sse-multiple-streams',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-error',
+  'tools-call-image',
+  'tools-call-mixed-content',
+  'tools-call-simple-text',
+  'tools-call-with-progress',
+  'tools-list',
+];
 
 const missing = conformance2026Missing();
 if (missing !== undefined) {
@@ -95,13 +122,36 @@ describe.skipIf(missing !== undefined)(
     let server: EverythingServer;
     let gateway: TestGateway;
     let headers: Record<string, string>;
+    let sessionOnly: SessionOnlyView;
     beforeAll(async () => {
       server = await startEverythingServer();
       ({ gateway, headers } = await startConformanceGateway(server.url, SERVER_ID));
+      sessionOnly = await startSessionOnlyView(server.url);
+      const tenantId = gateway.tenant.id;
+      await gateway.registerServer({ tenantId, serverId: 'session-only', url: sessionOnly.url });
+      await gateway.setPolicy(tenantId, { trustedServers: [SERVER_ID, 'session-only'] });
     });
     afterAll(async () => {
       await gateway?.close();
+      await sessionOnly?.close();
       await server?.close();
+    });
+
+    it.concurrent('bridges a 2026-07-28 client to a session-era server: the shared scenarios pass', async () => {
+      const run = await runRequirements(`${gateway.url}/mcp/session-only`, '2026-07-28', {
+        headers,
+      });
+      const failed = SHARED_SCENARIOS.filter((name) => run.scenarios.get(name)?.passed !== true);
+      const details = failed
+        .map((name) => `${name}: ${run.scenarios.get(name)?.detail ?? 'no result'}`)
+        .join('\n');
+      expect(failed, `the shared scenarios that failed, bridged:\n${details}`).toEqual([]);
+      // It was bridged: the session-only view refused the stateless requests it was sent.
+      expect(sessionOnly.refused).toBeGreaterThan(0);
+      const passed = [...run.scenarios.values()].filter((r) => r.scored && r.passed).length;
+      console.info(
+        `2026-07-28 client, session-era server: ${SHARED_SCENARIOS.length} shared scenarios passed; ${passed} scored in all; ${run.seconds.toFixed(1)} s`,
+      );
     });
 
     for (const revision of REVISIONS) {
