@@ -72,8 +72,7 @@ export class CallRounds {
   readonly #serverId: string;
   readonly #message: JsonRpcRequestMessage;
   readonly #clientCapabilities: Readonly<Record<string, unknown>>;
-  /** The digest of this call (tenant, agent, server, tool, arguments), as a hold computes it. */
-  readonly digest: string;
+  #digest: string | undefined;
 
   constructor(
     deps: McpProxyDependencies,
@@ -91,14 +90,22 @@ export class CallRounds {
     this.#serverId = call.serverId;
     this.#message = call.message;
     this.#clientCapabilities = call.clientCapabilities;
-    const params = call.message.params ?? {};
-    this.digest = computeCallDigest({
-      tenantId: call.tenantId,
-      agentId: call.agentId as never,
-      serverId: call.serverId as ServerId,
-      toolName: typeof params.name === 'string' ? params.name : '',
-      arguments: isRecord(params.arguments) ? params.arguments : {},
-    });
+  }
+
+  /** The digest of this call (tenant, agent, server, tool, arguments), as a hold computes it;
+   *  computed on first need (a plain call that is neither held nor asked anything needs none). */
+  get digest(): string {
+    if (this.#digest === undefined) {
+      const params = this.#message.params ?? {};
+      this.#digest = computeCallDigest({
+        tenantId: this.#tenantId,
+        agentId: this.#agentId as never,
+        serverId: this.#serverId as ServerId,
+        toolName: typeof params.name === 'string' ? params.name : '',
+        arguments: isRecord(params.arguments) ? params.arguments : {},
+      });
+    }
+    return this.#digest;
   }
 
   /** What the request's requestState makes of it. */
