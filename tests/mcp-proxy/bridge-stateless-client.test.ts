@@ -22,32 +22,14 @@ import {
   mcpFetch,
   type RelayUpstream,
   startRelayUpstream,
+  statelessHeaders,
+  statelessRequest,
 } from './transport-support.js';
 
 const VERSION = '2026-07-28';
 const ELICITED = { action: 'accept', content: { name: 'Ada', size: 'm', confirm: true } };
 
-function request(
-  method: string,
-  params: Record<string, unknown>,
-  id: string,
-  capabilities: Record<string, unknown> = {},
-) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        ...(params._meta as Record<string, unknown> | undefined),
-        'io.modelcontextprotocol/protocolVersion': VERSION,
-        'io.modelcontextprotocol/clientInfo': { name: 'bridge-test', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-      },
-    },
-  };
-}
+const request = statelessRequest;
 
 describeEachDatabase('a stateless client in front of a session-era upstream', (kind) => {
   let gateway: TestGateway;
@@ -69,15 +51,10 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
     await upstream?.close();
   });
 
-  const send = (body: ReturnType<typeof request>, name?: string) =>
+  const send = (body: ReturnType<typeof request>) =>
     mcpFetch(url, {
       body,
-      headers: {
-        ...apiKeyHeaders(gateway.tenant.key, agentId),
-        'mcp-protocol-version': VERSION,
-        'mcp-method': body.method,
-        ...(name === undefined ? {} : { 'mcp-name': name }),
-      },
+      headers: { ...apiKeyHeaders(gateway.tenant.key, agentId), ...statelessHeaders(body) },
     });
 
   it('answers as its era over one upstream session: lists, discover, a call with progress', async () => {
@@ -115,7 +92,6 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
         { name: 'progress', arguments: { steps: 2 }, _meta: { progressToken: 'p' } },
         'c1',
       ),
-      'progress',
     );
     expect(called.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(
@@ -141,7 +117,6 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
     const capabilities = { elicitation: { form: {} } };
     const first = await send(
       request('tools/call', { name: 'elicit', arguments: {} }, 'e1', capabilities),
-      'elicit',
     );
     expect(first.status, JSON.stringify(first.messages)).toBe(200);
     const asked = first.body.result;
@@ -174,7 +149,6 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
           id,
           capabilities,
         ),
-        'elicit',
       );
     const answered = await retry('e2');
     expect(answered.body).toEqual({

@@ -26,17 +26,16 @@ import {
   startStatelessUpstream,
 } from '../support/stateless-upstream.js';
 import { HOLD_ECHO_POLICY } from './support.js';
-import { apiKeyHeaders, mcpFetch } from './transport-support.js';
+import {
+  apiKeyHeaders,
+  mcpFetch,
+  statelessHeaders,
+  statelessRequest,
+} from './transport-support.js';
 
-const VERSION = '2026-07-28';
 const URL_ELICITATION = { elicitation: { url: {} } };
 
-type Body = {
-  jsonrpc: '2.0';
-  id: string | number;
-  method: string;
-  params: Record<string, unknown>;
-};
+type Body = ReturnType<typeof statelessRequest>;
 
 function toolCall(
   id: string,
@@ -45,21 +44,7 @@ function toolCall(
   capabilities: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ): Body {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      name,
-      arguments: args,
-      ...extra,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': VERSION,
-        'io.modelcontextprotocol/clientInfo': { name: 'held-on-wire', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': capabilities,
-      },
-    },
-  };
+  return statelessRequest('tools/call', { name, arguments: args, ...extra }, id, capabilities);
 }
 
 describeEachDatabase('held calls and rounds on the MCP 2026-07-28 wire', (kind) => {
@@ -90,12 +75,7 @@ describeEachDatabase('held calls and rounds on the MCP 2026-07-28 wire', (kind) 
   async function send(agentId: string, body: Body) {
     return mcpFetch(proxyUrl, {
       body,
-      headers: {
-        ...apiKeyHeaders(gateway.tenant.key, agentId),
-        'mcp-protocol-version': VERSION,
-        'mcp-method': 'tools/call',
-        'mcp-name': String(body.params.name),
-      },
+      headers: { ...apiKeyHeaders(gateway.tenant.key, agentId), ...statelessHeaders(body) },
     });
   }
 

@@ -146,6 +146,42 @@ export function initializeMessage(id: number | string = 0, version = LATEST_VERS
   };
 }
 
+/** A request body of the stateless era (2026-07-28): `params` with the revision's `_meta`. */
+export function statelessRequest(
+  method: string,
+  params: Record<string, unknown>,
+  id: string | number,
+  capabilities: Record<string, unknown> = {},
+) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        ...(params._meta as Record<string, unknown> | undefined),
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'stateless-test', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': capabilities,
+      },
+    },
+  };
+}
+
+/** The headers the stateless era requires of `body` (its revision, method and name). */
+export function statelessHeaders(body: {
+  method: string;
+  params: Record<string, unknown>;
+}): Record<string, string> {
+  const name = body.params.name ?? body.params.uri;
+  return {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': body.method,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+  };
+}
+
 export function apiKeyHeaders(key: string, agentId: string): Record<string, string> {
   return { authorization: `Bearer ${key}`, 'x-agent-id': agentId };
 }

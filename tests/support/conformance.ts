@@ -202,18 +202,40 @@ export interface HeaderRelay {
   close(): Promise<void>;
 }
 
+/** What a relay answers itself instead of forwarding (see startRelay's `refuse`). */
+export interface RelayRefusal {
+  readonly status: number;
+  readonly body: unknown;
+}
+
 /**
  * A loopback HTTP relay to `target`'s origin that adds `headers` to every request and changes
  * nothing else (see the opening comment for Host).
  */
-export async function startHeaderRelay(
+export function startHeaderRelay(
   target: string,
   headers: Readonly<Record<string, string>>,
 ): Promise<HeaderRelay> {
+  return startRelay(target, { headers });
+}
+
+/**
+ * The relay of startHeaderRelay; with `refuse`, a request's body is read first and `refuse` may
+ * answer it instead of the target (what a server of another kind would answer).
+ */
+export async function startRelay(
+  target: string,
+  options: {
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly refuse?: (req: IncomingMessage, body: Buffer) => RelayRefusal | undefined;
+  },
+): Promise<HeaderRelay> {
   const targetUrl = new URL(target);
-  const extra = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const extra = Object.fromEntries(
+    Object.entries(options.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+  );
   let relayHost = '';
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => {
     const forwarded: IncomingHttpHeaders = { ...req.headers, ...extra };
     if (req.headers.host === relayHost) forwarded.host = targetUrl.host;
     const upstream = httpRequest(
@@ -240,7 +262,27 @@ export async function startHeaderRelay(
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    if (body === undefined) req.pipe(upstream);
+    else upstream.end(body);
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const refuse = options.refuse;
+    if (refuse === undefined) {
+      forward(req, res, undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const refusal = refuse(req, body);
+      if (refusal === undefined) {
+        forward(req, res, body);
+        return;
+      }
+      res.writeHead(refusal.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(refusal.body));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
