@@ -210,10 +210,19 @@ export class ProxySessions {
     session.upstream.close().catch(() => {});
   }
 
+  /** Calls `listener` whenever the kill switch closes an agent's sessions (closeAgent): what
+   *  else the proxy holds for the agent (its bridged upstream sessions) ends with them. */
+  onAgentClosed(listener: (tenantId: string, agentId: string) => void): void {
+    this.#agentClosedListeners.push(listener);
+  }
+
+  readonly #agentClosedListeners: ((tenantId: string, agentId: string) => void)[] = [];
+
   /** Closes every session of the agent (the kill switch) and ends its stateless requests and
    *  listen streams; returns how many sessions. */
   closeAgent(tenantId: string, agentId: string): number {
     this.#endTracked((entry) => entry.tenantId === tenantId && entry.agentId === agentId);
+    for (const listener of this.#agentClosedListeners) listener(tenantId, agentId);
     let closed = 0;
     for (const session of [...this.#byId.values()]) {
       if (session.tenantId === tenantId && session.agentId === agentId) {

@@ -135,6 +135,9 @@ export class StatelessService {
     this.#stopping = stopping;
     this.#bridges = new SessionBridges(proxy.deps.upstreamSessions);
     stopping.addEventListener('abort', () => this.#bridges.close().catch(() => {}), { once: true });
+    proxy.deps.sessions.onAgentClosed((tenantId, agentId) =>
+      this.#bridges.closeWhere((t, a) => t === tenantId && a === agentId),
+    );
     proxy.deps.store.onApply(() => {
       this.#announceToolChanges();
       const snapshot = proxy.deps.store.current;

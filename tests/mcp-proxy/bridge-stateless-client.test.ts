@@ -9,13 +9,15 @@
 //   same retry again finds no call in flight;
 // - the official SDK v2 client, negotiating, stays in its own era against such a server;
 // - a bridge with no request in flight is closed once idle (its upstream session DELETEd), and
-//   the next request opens another.
+//   the next request opens another; a kill of the agent closes its bridge at once.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../control-plane/services/agents.js';
 import { SessionBridges } from '../../data-plane/mcp-proxy/session-bridge.js';
 import { UpstreamSessions } from '../../data-plane/mcp-proxy/upstream/index.js';
+import { generateEd25519KeyMaterial } from '../../shared/agentiam/ed25519-keys.js';
 import { describeEachDatabase } from '../support/databases.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { postAsClient, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { until } from '../support/until.js';
 import {
   apiKeyHeaders,
@@ -169,6 +171,41 @@ describeEachDatabase('a stateless client in front of a session-era upstream', (k
       message: expect.stringContaining('no longer in flight'),
     });
     expect(upstream.calls.get('elicit')).toBe(1);
+  });
+
+  it('closes the agent’s bridge when the agent is killed', async () => {
+    const key = generateEd25519KeyMaterial();
+    const { id: doomed } = await createAgent(gateway.db, {
+      tenantId: gateway.tenant.id,
+      name: `bridge-kill-${kind}`,
+      allowedTools: ['progress'],
+      publicKey: key.publicKeyMultibase,
+    });
+    await gateway.sync();
+    const body = request('tools/call', { name: 'progress', arguments: { steps: 0 } }, 'k1');
+    const called = await mcpFetch(url, {
+      body,
+      headers: { ...apiKeyHeaders(gateway.tenant.key, doomed), ...statelessHeaders(body) },
+    });
+    expect(called.body.result).toMatchObject({ resultType: 'complete' });
+    const sessionOf = upstream.log
+      .filter((entry) => entry.rpcMethod === 'tools/call')
+      .at(-1)!.sessionId;
+    const killKey = await gateway.addApiKey(gateway.tenant.id, ['agents:kill']);
+    const killed = await postAsClient(
+      `${gateway.url}/api/v2/infrastructure/agents/${encodeURIComponent(key.publicKeyMultibase)}/kill`,
+      { reason: 'bridge kill test' },
+      { key: killKey },
+    );
+    expect(killed.status).toBe(200);
+    await until(
+      async () =>
+        upstream.log.filter(
+          (entry) => entry.httpMethod === 'DELETE' && entry.sessionId === sessionOf,
+        ).length,
+      (deletes) => deletes === 1,
+      'the killed agent’s bridge deletes its upstream session',
+    );
   });
 
   it('serves the official SDK v2 client, negotiating, in its own era', async () => {
