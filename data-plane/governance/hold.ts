@@ -83,6 +83,12 @@ export async function holdOrRelease(
         decision,
       });
     }
+    // Whoever watches the approval (its console page) learns that the call was made.
+    deps.events.publish({
+      type: EVENT_TYPES.APPROVAL_RESOLVED,
+      tenantId: tenant.id,
+      approval: { id: outcome.approval.id, agentId: agent.id, status: outcome.approval.status },
+    });
     await deps.audit.append({
       tenantId: tenant.id,
       action: AUDIT_ACTIONS.APPROVAL_USED,

@@ -6,7 +6,7 @@
 //   the approval's console page (`<public URL>/console/approvals/<id>`), and a requestState that
 //   names the approval. A client that has not declared `elicitation.url` gets the revision's
 //   missing-capability error instead (-32021, HTTP 400), naming the capability and carrying the
-//   approval and its page, so it can show the page and retry once decided;
+//   approval, its page and the requestState, so it can show the page and retry once decided;
 // - an upstream's own InputRequiredResult (elicitation, sampling, roots) to a call the gateway
 //   allowed: its requestState goes to the client wrapped in the gateway's envelope (call digest,
 //   decision, expiry), and comes back unwrapped, so the upstream sees its own value. A later
@@ -160,6 +160,11 @@ export class CallRounds {
   ): { readonly response: JsonRpcResponseMessage; readonly status: number } {
     const url = approvalPageUrl(this.#deps.publicUrl.get(), approval.id);
     const what = `held for approval ${approval.id}: ${reason ?? 'a policy requires a human'}`;
+    const requestState = this.#seal({
+      kind: 'approval',
+      ...this.#bound(Date.parse(approval.expiresAt)),
+      approvalId: approval.id,
+    });
     if (!declaresUrlElicitation(this.#clientCapabilities)) {
       return {
         status: 400,
@@ -173,15 +178,13 @@ export class CallRounds {
             approvalId: approval.id,
             url,
             expiresAt: approval.expiresAt,
+            // Echoed as params.requestState, the retry gets the decision itself (a rejection's
+            // deny); a plain retry resumes the approval while it is pending or approved.
+            ...(requestState === undefined ? {} : { requestState }),
           },
         ),
       };
     }
-    const requestState = this.#seal({
-      kind: 'approval',
-      ...this.#bound(Date.parse(approval.expiresAt)),
-      approvalId: approval.id,
-    });
     return {
       status: 200,
       response: {

@@ -207,6 +207,7 @@ describeEachDatabase('held calls and rounds on the MCP 2026-07-28 wire', (kind) 
           approvalId,
           url: `${gateway.url}/console/approvals/${approvalId}`,
           expiresAt: expect.any(String),
+          requestState: expect.stringMatching(/^ags1\./),
         },
       },
     });

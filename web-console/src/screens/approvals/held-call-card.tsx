@@ -2,8 +2,9 @@
 // masked as the detectors see them), which rule of which policy held it and why (or which usage
 // limit, and the usage that triggered it), whether a client still waits for the decision, and
 // when the approval expires.
-import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { IconCheck, IconX } from '@tabler/icons-react';
+import { Link } from 'wouter';
 import {
   formatAmount,
   LIMIT_SUBJECT_TEXT,
@@ -53,7 +54,9 @@ export function HeldCallCard({
         <Group justify="space-between" wrap="nowrap" align="flex-start">
           <div>
             <Title order={3} size="h4">
-              {call.toolName}
+              <Anchor component={Link} href={`/${encodeURIComponent(call.id)}`} inherit>
+                {call.toolName}
+              </Anchor>
               <Text span c="dimmed" fw={400}>
                 {' '}
                 on {call.serverId}

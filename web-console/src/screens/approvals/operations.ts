@@ -53,6 +53,22 @@ export const ApprovalQueueSubscription = graphql(
   [HeldCallFields],
 );
 
+// One approval, whatever its status: the page an agent's link opens (approval-page.tsx).
+export const ApprovalQuery = graphql(
+  `
+  query OneApproval($id: ID!) {
+    approval(id: $id) {
+      ...HeldCallFields
+      decidedAt
+      decidedBy
+      decisionReason
+      usedAt
+    }
+  }
+`,
+  [HeldCallFields],
+);
+
 export const ApproveMutation = graphql(`
   mutation ApproveHeldCall($id: ID!, $reason: String) {
     approveApproval(id: $id, reason: $reason) { id status }
