@@ -166,6 +166,31 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+/** Printable ASCII without leading or trailing space: what travels in a header as it is. */
+const PLAIN_HEADER_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
+
+/**
+ * `value` as a header of this era carries it: as it is when it is plain printable ASCII (and not
+ * itself shaped like the sentinel), else `=?base64?<Base64 of UTF-8>?=`; decodeHeaderValue's
+ * inverse.
+ */
+export function encodeHeaderValue(value: string): string {
+  const plain =
+    PLAIN_HEADER_VALUE.test(value) &&
+    !(value.startsWith(SENTINEL_START) && value.endsWith(SENTINEL_END));
+  return plain
+    ? value
+    : `${SENTINEL_START}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_END}`;
+}
+
+/** The request's own value that Mcp-Name mirrors (its tool, prompt or resource), if any. */
+export function namedValueOf(method: string, params: unknown): string | undefined {
+  const param = NAMED_PARAM[method];
+  if (param === undefined || !isObject(params)) return undefined;
+  const value = params[param];
+  return typeof value === 'string' ? value : undefined;
+}
+
 function metaOf(message: unknown): Readonly<Record<string, unknown>> | undefined {
   if (!isObject(message)) return undefined;
   const params = message.params;

@@ -11,6 +11,7 @@ import {
 import {
   checkStatelessRequest,
   decodeHeaderValue,
+  encodeHeaderValue,
   isRefusal,
   isStatelessTraffic,
   type RequestHeaders,
@@ -70,9 +71,13 @@ describe('which POSTs are of the stateless era', () => {
 });
 
 describe('a request the revision accepts', () => {
-  it('gives its version and client capabilities', () => {
+  it('gives its version, client capabilities and client info', () => {
     const checked = checkStatelessRequest(headers(), call('echo'));
-    expect(checked).toEqual({ version: VERSION, clientCapabilities: {} });
+    expect(checked).toEqual({
+      version: VERSION,
+      clientCapabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+    });
   });
 
   it('accepts Mcp-Name in the Base64 sentinel, and a name with surrounding whitespace trimmed', () => {
@@ -172,6 +177,21 @@ describe('header values in the Base64 sentinel', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (text) => {
         expect(decodeHeaderValue(`=?base64?${Buffer.from(text).toString('base64')}?=`)).toBe(text);
+      }),
+      { numRuns: propertyRuns(200) },
+    );
+  });
+
+  it('encodes what is not plain printable ASCII, and the encoding decodes back', () => {
+    expect(encodeHeaderValue('echo')).toBe('echo');
+    expect(encodeHeaderValue('Hello, 世界')).toBe('=?base64?SGVsbG8sIOS4lueVjA==?=');
+    expect(encodeHeaderValue(' padded')).toMatch(/^=\?base64\?/);
+    expect(encodeHeaderValue('=?base64?literal?=')).toBe('=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        const encoded = encodeHeaderValue(text);
+        expect(encoded).toMatch(/^[\x20-\x7e]*$/);
+        expect(decodeHeaderValue(encoded)).toBe(text);
       }),
       { numRuns: propertyRuns(200) },
     );
