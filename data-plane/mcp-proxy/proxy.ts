@@ -4,7 +4,10 @@
 // - initialize: checks the agent and the server (whitelisted, registered, identity when the
 //   tenant requires it), opens the client's own upstream session with the client's initialize
 //   sent unchanged (so the upstream session declares the client's capabilities), and answers the
-//   upstream's result;
+//   upstream's result; an upstream that refuses it as only a server of the stateless era does is
+//   bridged: the gateway keeps the session and answers initialize from the server's
+//   server/discover, and each request goes upstream as a stateless one
+//   (upstream/stateless-session.ts);
 // - tools/call: governance (tools-call.ts); tools/list: filtered (tools-list.ts);
 // - every other request (resources, prompts, completion, logging, ping, tasks…): passes through,
 //   subject to the gateway's method blocking;
@@ -20,15 +23,18 @@ import { isRecord } from '../../shared/json/is-record.js';
 import {
   GATEWAY_REQUEST_ID_PREFIX,
   JSONRPC_ERROR_CODES,
+  LATEST_SESSION_PROTOCOL_VERSION,
   MCP_HEADERS,
+  MCP_META_KEYS,
   MCP_METHODS,
+  SESSION_PROTOCOL_VERSIONS,
   STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
 import { auditBlock, auditRevokedAgent } from '../governance/deny.js';
 import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
-import type { CompiledTenant } from '../store/compiled-snapshot.js';
+import type { CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { identityRequired } from './identity-required.js';
@@ -44,6 +50,7 @@ import type {
   JsonRpcResponseMessage,
 } from './transport/messages.js';
 import type { CallStream, ServerStream } from './transport/response-stream.js';
+import type { UpstreamSession } from './upstream/index.js';
 
 export interface IncomingRequest {
   readonly caller: ProxyCaller;
@@ -114,32 +121,103 @@ export class McpProxy implements StatelessHost {
       );
       return undefined;
     }
-    if (!opened.session) {
+    const params = message.params ?? {};
+    const clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
+    let upstream: UpstreamSession;
+    let answer: JsonRpcResponseMessage;
+    if (opened.session) {
+      upstream = opened.session;
+      answer = opened.response as JsonRpcResponseMessage;
+    } else {
       const refused = opened.response as JsonRpcResponseMessage;
-      if (speaksOnlyStatelessEra(opened.status, refused)) {
+      if (!speaksOnlyStatelessEra(opened.status, refused)) {
+        stream.respond(refused);
+        return undefined;
+      }
+      // A server of the stateless era only: the gateway keeps the session (session-bridge docs).
+      const bridged = await this.#bridgeToStateless(tenant.id, agent.id, server, message);
+      if (bridged === undefined) {
         stream.respond(statelessEraOnly(message, refused), 400);
         return undefined;
       }
-      stream.respond(refused);
-      return undefined;
+      ({ upstream, answer } = bridged);
     }
-    const params = message.params ?? {};
-    const capabilities = params.capabilities;
     const session = deps.sessions.create({
       tenantId: tenant.id,
       agentId: agent.id,
       serverId,
-      upstream: opened.session,
-      protocolVersion: opened.session.protocolVersion,
-      clientCapabilities:
-        typeof capabilities === 'object' && capabilities !== null
-          ? (capabilities as Record<string, unknown>)
-          : {},
+      upstream,
+      protocolVersion: upstream.protocolVersion,
+      clientCapabilities,
     });
-    opened.session.onGone = () => deps.sessions.close(session);
+    upstream.onGone = () => deps.sessions.close(session);
     stream.setHeader(MCP_HEADERS.SESSION_ID, session.id);
-    stream.respond(opened.response as JsonRpcResponseMessage);
+    stream.respond(answer);
     return session;
+  }
+
+  /**
+   * A session client of a server that speaks only the stateless era: an upstream session that
+   * makes each request a stateless one (upstream/stateless-session.ts), and the answer to the
+   * client's initialize made from the server's server/discover: the client's revision when the
+   * gateway speaks it, the server's capabilities, serverInfo and instructions. Undefined when
+   * the server cannot be discovered (the client is then told which revisions it speaks).
+   */
+  async #bridgeToStateless(
+    tenantId: string,
+    agentId: string,
+    server: CompiledServer,
+    initialize: JsonRpcRequestMessage,
+  ): Promise<{ upstream: UpstreamSession; answer: JsonRpcResponseMessage } | undefined> {
+    const deps = this.#deps;
+    const params = initialize.params ?? {};
+    const requested = String(params.protocolVersion ?? '');
+    const protocolVersion = (SESSION_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+      ? requested
+      : LATEST_SESSION_PROTOCOL_VERSION;
+    const upstream = deps.upstreamSessions.statelessSession(
+      {
+        target: { serverKey: server.serverKey, url: server.url },
+        authorization: this.forwardToken(tenantId, agentId, server.serverId),
+        connectTimeoutMs: deps.limits.connectTimeoutMs,
+        readTimeoutMs: deps.limits.readTimeoutMs,
+        maxMessageBytes: deps.limits.maxMessageBytes,
+      },
+      {
+        protocolVersion,
+        clientInfo: params.clientInfo,
+        capabilities: isRecord(params.capabilities) ? params.capabilities : {},
+      },
+    );
+    let discovered: JsonRpcResponseMessage;
+    try {
+      discovered = (await upstream.request({
+        jsonrpc: '2.0',
+        id: `agent-gateway-${randomUUID()}`,
+        method: MCP_METHODS.SERVER_DISCOVER,
+        params: {},
+      })) as JsonRpcResponseMessage;
+    } catch (error) {
+      if (!upstreamFailureOf(error)) throw error;
+      return undefined;
+    }
+    const result = discovered.result;
+    if (!isRecord(result)) return undefined;
+    const meta = isRecord(result._meta) ? result._meta : {};
+    const serverInfo = meta[MCP_META_KEYS.SERVER_INFO];
+    return {
+      upstream,
+      answer: {
+        jsonrpc: '2.0',
+        id: initialize.id,
+        result: {
+          protocolVersion,
+          capabilities: isRecord(result.capabilities) ? result.capabilities : {},
+          serverInfo: isRecord(serverInfo) ? serverInfo : { name: server.serverId, version: '0' },
+          ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+        },
+      },
+    };
   }
 
   /** A request on an open session; resolves once its response is on the client's stream. */

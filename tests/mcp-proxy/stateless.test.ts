@@ -448,20 +448,23 @@ describeEachDatabase('MCP 2026-07-28 through the proxy (raw HTTP)', (kind) => {
     expect(sessionless()).toBe(learnt);
   });
 
-  it('tells a session client that a stateless-only upstream speaks only its revisions', async () => {
+  it('opens a session for a session client of a stateless-only upstream, answering initialize from its server/discover', async () => {
+    const before = upstream.log.length;
     const answer = await mcpFetch(proxyUrl, { body: initializeMessage('i1'), headers: auth });
-    expect(answer.status).toBe(400);
-    expect(answer.headers.get('mcp-session-id')).toBeNull();
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('mcp-session-id')).toEqual(expect.any(String));
     expect(answer.body).toMatchObject({
       id: 'i1',
-      error: {
-        code: -32022,
-        data: {
-          reasonCode: 'MCP_PROTOCOL_VERSION_UNSUPPORTED',
-          supported: [VERSION],
-          requested: '2025-11-25',
-        },
+      result: {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'stateless-test', version: '1' },
       },
     });
+    // The upstream saw the refused initialize, then a stateless server/discover.
+    expect(upstream.log.slice(before).map((r) => r.method)).toEqual([
+      'initialize',
+      'server/discover',
+    ]);
   });
 });

@@ -21,3 +21,8 @@ export {
   type UpstreamSessionsOptions,
 } from './sessions.js';
 export { StatelessUpstream, type StatelessUpstreamConfig } from './stateless.js';
+export {
+  GATEWAY_INPUT_ID_PREFIX,
+  type SessionClient,
+  StatelessSession,
+} from './stateless-session.js';

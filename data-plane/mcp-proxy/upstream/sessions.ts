@@ -4,7 +4,8 @@
 // (its capabilities, clientInfo, protocolVersion and id unchanged: the upstream session declares
 // what the client can do) and returns the upstream's answer with the session it opened.
 // `notifications/initialized` is the downstream client's to send; the proxy relays it through
-// `send`. A stateless-era request gets `stateless`: one exchange on the same pool, no session.
+// `send`. A stateless-era request gets `stateless`: one exchange on the same pool, no session; a
+// session client of a stateless-era server gets `statelessSession`, which makes one per request.
 import { MCP_ACCEPT } from '../../../shared/mcp/protocol.js';
 import { DEFAULT_UPSTREAM_EGRESS, type UpstreamEgress } from '../../upstream/egress-connector.js';
 import { upstreamFailure } from '../../upstream/errors.js';
@@ -21,6 +22,7 @@ import {
 } from '../../upstream/json-rpc.js';
 import { Session, type UpstreamSession, type UpstreamSessionConfig } from './session.js';
 import { StatelessUpstream, type StatelessUpstreamConfig } from './stateless.js';
+import { type SessionClient, StatelessSession } from './stateless-session.js';
 
 export interface UpstreamSessionsOptions {
   /** Most connections per upstream server (its pool). Default unlimited. */
@@ -102,6 +104,11 @@ export class UpstreamSessions {
   /** One stateless request's exchange with the upstream, on the server's pool (stateless.ts). */
   stateless(config: StatelessUpstreamConfig): StatelessUpstream {
     return new StatelessUpstream(this.#poolFor(config), config);
+  }
+
+  /** A session client's upstream session on a server of the stateless era (stateless-session.ts). */
+  statelessSession(config: UpstreamSessionConfig, client: SessionClient): StatelessSession {
+    return new StatelessSession((exchange) => this.stateless(exchange), config, client);
   }
 
   /** Closes every open session (DELETE, best effort), then the pools. */
