@@ -10,8 +10,9 @@
 // AGENT_GATEWAY_CONFORMANCE_DIRECT=1 (after a new suite or server version: a stale baseline fails
 // them); CI runs the gateway pass, and the authorization-server metadata scenario against the
 // gateway's issuer. Bridging: a 2026-07-28 client through the gateway in front of the same server
-// shown as a session-era server only (tests/support/session-only-view.ts) passes every scored
-// scenario the two requirement sets share. Without Node 22 (AGENT_GATEWAY_NODE_LINES) or the fixture the file is skipped
+// shown as a session-era server only, and a 2025-11-25 client in front of it shown as a
+// stateless-only server (tests/support/era-views.ts), each pass every scored scenario the two
+// requirement sets share. Without Node 22 (AGENT_GATEWAY_NODE_LINES) or the fixture the file is skipped
 // with a visible message; under CI=true that is an error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConformanceGateway } from '../support/conformance.js';
@@ -28,8 +29,12 @@ import {
   runRequirements,
   startEverythingServer,
 } from '../support/conformance-2026.js';
+import {
+  type EraView,
+  startSessionOnlyView,
+  startStatelessOnlyView,
+} from '../support/era-views.js';
 import type { TestGateway } from '../support/gateway.js';
-import { type SessionOnlyView, startSessionOnlyView } from '../support/session-only-view.js';
 
 const SERVER_ID = 'everything';
 const DIRECT = process.env.AGENT_GATEWAY_CONFORMANCE_DIRECT === '1';
@@ -122,37 +127,51 @@ describe.skipIf(missing !== undefined)(
     let server: EverythingServer;
     let gateway: TestGateway;
     let headers: Record<string, string>;
-    let sessionOnly: SessionOnlyView;
+    let sessionOnly: EraView;
+    let statelessOnly: EraView;
     beforeAll(async () => {
       server = await startEverythingServer();
       ({ gateway, headers } = await startConformanceGateway(server.url, SERVER_ID));
       sessionOnly = await startSessionOnlyView(server.url);
+      statelessOnly = await startStatelessOnlyView(server.url);
       const tenantId = gateway.tenant.id;
       await gateway.registerServer({ tenantId, serverId: 'session-only', url: sessionOnly.url });
-      await gateway.setPolicy(tenantId, { trustedServers: [SERVER_ID, 'session-only'] });
+      await gateway.registerServer({
+        tenantId,
+        serverId: 'stateless-only',
+        url: statelessOnly.url,
+      });
+      await gateway.setPolicy(tenantId, {
+        trustedServers: [SERVER_ID, 'session-only', 'stateless-only'],
+      });
     });
     afterAll(async () => {
       await gateway?.close();
       await sessionOnly?.close();
+      await statelessOnly?.close();
       await server?.close();
     });
 
-    it.concurrent('bridges a 2026-07-28 client to a session-era server: the shared scenarios pass', async () => {
-      const run = await runRequirements(`${gateway.url}/mcp/session-only`, '2026-07-28', {
-        headers,
+    const BRIDGED = [
+      ['2026-07-28', 'session-only', () => sessionOnly],
+      ['2025-11-25', 'stateless-only', () => statelessOnly],
+    ] as const;
+    for (const [revision, serverId, view] of BRIDGED) {
+      it.concurrent(`bridges a ${revision} client to a ${serverId} server: the shared scenarios pass`, async () => {
+        const run = await runRequirements(`${gateway.url}/mcp/${serverId}`, revision, { headers });
+        const failed = SHARED_SCENARIOS.filter((name) => run.scenarios.get(name)?.passed !== true);
+        const details = failed
+          .map((name) => `${name}: ${run.scenarios.get(name)?.detail ?? 'no result'}`)
+          .join('\n');
+        expect(failed, `the shared scenarios that failed, bridged:\n${details}`).toEqual([]);
+        // It was bridged: the view refused what the other era sends.
+        expect(view().refused).toBeGreaterThan(0);
+        const passed = [...run.scenarios.values()].filter((r) => r.scored && r.passed).length;
+        console.info(
+          `${revision} client, ${serverId} server: ${SHARED_SCENARIOS.length} shared scenarios passed; ${passed} scored in all; ${run.seconds.toFixed(1)} s`,
+        );
       });
-      const failed = SHARED_SCENARIOS.filter((name) => run.scenarios.get(name)?.passed !== true);
-      const details = failed
-        .map((name) => `${name}: ${run.scenarios.get(name)?.detail ?? 'no result'}`)
-        .join('\n');
-      expect(failed, `the shared scenarios that failed, bridged:\n${details}`).toEqual([]);
-      // It was bridged: the session-only view refused the stateless requests it was sent.
-      expect(sessionOnly.refused).toBeGreaterThan(0);
-      const passed = [...run.scenarios.values()].filter((r) => r.scored && r.passed).length;
-      console.info(
-        `2026-07-28 client, session-era server: ${SHARED_SCENARIOS.length} shared scenarios passed; ${passed} scored in all; ${run.seconds.toFixed(1)} s`,
-      );
-    });
+    }
 
     for (const revision of REVISIONS) {
       it.concurrent(`passes through the gateway what passes directly: ${revision}`, async () => {
