@@ -46,7 +46,7 @@ import type { Block } from '../governance/exchange.js';
 import { refusePassthrough } from '../governance/token-passthrough.js';
 import type { CompiledAgent, CompiledServer, CompiledTenant } from '../store/compiled-snapshot.js';
 import type { ProxyCaller } from './auth.js';
-import { CallRounds, pendingReason } from './call-rounds.js';
+import { CallRounds, type Inbound, pendingReason } from './call-rounds.js';
 import type { McpProxyDependencies } from './dependencies.js';
 import { gatewayServerInfo } from './gateway-info.js';
 import { relayServerMessage } from './relay.js';
@@ -63,6 +63,9 @@ import type {
 import { ReplayLogs } from './transport/replay.js';
 import { type CallStream, ServerStream } from './transport/response-stream.js';
 import type { StatelessUpstream } from './upstream/index.js';
+
+/** A tools/call's requestState, accepted. */
+type AcceptedInbound = Exclude<Inbound, { readonly kind: 'refused' }>;
 
 /** One request's exchange with its upstream: its own, or over the agent's bridged session. */
 type RequestUpstream = StatelessUpstream | BridgedUpstream;
@@ -167,6 +170,24 @@ export class StatelessService {
     }
     const server = tenant.servers.get(serverId)!;
     const agent = tenant.agents.get(caller.agentId)!;
+    // A tools/call's requestState is judged first: a refused one reaches no upstream at all.
+    let rounds: CallRounds | undefined;
+    let inbound: AcceptedInbound | undefined;
+    if (message.method === MCP_METHODS.TOOLS_CALL) {
+      rounds = new CallRounds(deps, {
+        tenantId: tenant.id,
+        agentId: agent.id,
+        serverId,
+        message,
+        clientCapabilities: incoming.checked.clientCapabilities,
+      });
+      const judged = rounds.inbound();
+      if (judged.kind === 'refused') {
+        await proxy.deny(tenant, caller, serverId, message, judged.block, stream);
+        return;
+      }
+      inbound = judged;
+    }
     const era = await this.#eraOf(tenant, agent, server, incoming);
     const upstream = this.#upstream(tenant, agent, server, incoming, undefined, era);
     const listen = message.method === MCP_METHODS.SUBSCRIPTIONS_LISTEN;
@@ -184,8 +205,8 @@ export class StatelessService {
         return;
       }
       const session = statelessSession(tenant, agent, serverId, upstream, incoming.checked);
-      if (message.method === MCP_METHODS.TOOLS_CALL) {
-        await this.#toolCall(tenant, caller, session, incoming, upstream);
+      if (rounds !== undefined && inbound !== undefined) {
+        await this.#toolCall(tenant, caller, session, incoming, upstream, rounds, inbound);
         return;
       }
       await this.#relay(tenant, agent, server, session, incoming, upstream);
@@ -207,28 +228,11 @@ export class StatelessService {
     session: ProxySession,
     incoming: StatelessIncoming,
     upstream: RequestUpstream,
+    rounds: CallRounds,
+    inbound: AcceptedInbound,
   ): Promise<void> {
     const deps = this.#proxy.deps;
     const { stream } = incoming;
-    const rounds = new CallRounds(deps, {
-      tenantId: tenant.id,
-      agentId: caller.agentId,
-      serverId: session.serverId,
-      message: incoming.message,
-      clientCapabilities: incoming.checked.clientCapabilities,
-    });
-    const inbound = rounds.inbound();
-    if (inbound.kind === 'refused') {
-      await this.#proxy.deny(
-        tenant,
-        caller,
-        session.serverId,
-        incoming.message,
-        inbound.block,
-        stream,
-      );
-      return;
-    }
     if (inbound.kind === 'round') {
       await this.#nextRound(tenant, session, inbound.message, rounds, incoming, upstream);
       return;
