@@ -207,6 +207,12 @@ export const SETTINGS = {
     parse: egressList,
     help: 'Comma-separated CIDRs, addresses and host names upstreams are never reached at; wins over everything. A multi-tenant gateway closes the private ranges here (`10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,127.0.0.0/8,::1,fc00::/7,100.64.0.0/10`).',
   }),
+  cimdAllowPrivate: setting({
+    name: 'AGENT_GATEWAY_CIMD_ALLOW_PRIVATE',
+    default: 'false',
+    parse: boolean,
+    help: '`true`: client ID metadata documents may be fetched from private addresses too (loopback, RFC 1918, ULA, CGNAT); the egress policy still applies. Off by default: the fetch is triggered by unauthenticated callers of /oauth/authorize ([docs/oauth.md](docs/oauth.md#client-id-metadata-documents)).',
+  }),
   graphqlIntrospection: setting({
     name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',
     default: 'true',

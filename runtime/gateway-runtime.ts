@@ -32,6 +32,7 @@ import type { AuthFailureLimits } from '../data-plane/oauth/auth-failure-limiter
 import { followKeyRotation } from '../data-plane/oauth/follow-key-rotation.js';
 import { createForwardingTokenMinter } from '../data-plane/oauth/forwarding-tokens.js';
 import { IssuedTokenRecorder } from '../data-plane/oauth/issued-tokens.js';
+import { MetadataDocuments } from '../data-plane/oauth/metadata-documents.js';
 import { RevokedTokens } from '../data-plane/oauth/revocations.js';
 import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/token-signer.js';
 import { findPresentedKey } from '../data-plane/plugins/auth.js';
@@ -198,6 +199,12 @@ export interface GatewayRuntimeOptions {
    * addresses; tests inject a table).
    */
   readonly egress?: { readonly policy?: EgressPolicy; readonly resolve?: EgressResolver };
+  /** AGENT_GATEWAY_CIMD_ALLOW_PRIVATE: client ID metadata documents from private addresses too. */
+  readonly cimdAllowPrivate?: boolean;
+  /** Trusted CAs of metadata document fetches beyond the system's (tests). */
+  readonly cimdCa?: string;
+  /** The metadata document fetch's time limit (default 5 s; tests shorten it). */
+  readonly cimdTimeoutMs?: number;
   /** Refusal auditing's clock and bounds (tests move the clock past a window). */
   readonly refusalAudit?: Omit<RefusalAuditorOptions, 'audit' | 'logger'>;
 }
@@ -365,6 +372,12 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
             issuedTokens,
             authFailureLimits: options.oauthAuthFailureLimits,
             revoked: revokedTokens,
+            metadataDocuments: new MetadataDocuments({
+              egress,
+              allowPrivate: options.cimdAllowPrivate ?? false,
+              ca: options.cimdCa,
+              ...(options.cimdTimeoutMs === undefined ? {} : { timeoutMs: options.cimdTimeoutMs }),
+            }),
           },
         });
   let configStream: ConfigStreamHub | undefined;

@@ -113,6 +113,7 @@ export async function startProcess(
         mcpLimits: { maxMessageBytes: config.mcpMaxMessageBytes, listTtlMs: config.mcpListTtlMs },
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
+        cimdAllowPrivate: config.cimdAllowPrivate,
         role: plan.role,
         ...(processName ? { processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),

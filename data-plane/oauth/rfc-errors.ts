@@ -14,6 +14,15 @@ const RFC_ERRORS: Partial<Record<ErrorCode, string>> = {
   REQUEST_UNSUPPORTED_MEDIA_TYPE: 'invalid_request',
   // A process without a token signing key cannot issue.
   MCP_OAUTH_UNAVAILABLE: 'temporarily_unavailable',
+  // A client ID metadata document that cannot be used: the client is not one the server accepts.
+  CIMD_URL_INVALID: 'invalid_client',
+  CIMD_NOT_HTTPS: 'invalid_client',
+  CIMD_ADDRESS_FORBIDDEN: 'invalid_client',
+  CIMD_REDIRECT_REFUSED: 'invalid_client',
+  CIMD_DOCUMENT_TOO_LARGE: 'invalid_client',
+  CIMD_FETCH_TIMEOUT: 'invalid_client',
+  CIMD_FETCH_FAILED: 'invalid_client',
+  CIMD_DOCUMENT_INVALID: 'invalid_client',
 };
 
 export const WWW_AUTHENTICATE = 'Basic realm="agent-gateway"';
@@ -36,5 +45,8 @@ export function sendOAuthError(reply: FastifyReply, error: GatewayError): Fastif
     error: rfc ?? 'server_error',
     // An unexpected error says nothing of its cause.
     error_description: rfc ? error.message : 'the authorization server failed',
+    // A client ID metadata document's refusals are many for one RFC string: the gateway's code
+    // says which (an extension member, as RFC 6749 §5.2 allows).
+    ...(error.code.startsWith('CIMD_') ? { reasonCode: error.code } : {}),
   });
 }

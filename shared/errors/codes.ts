@@ -760,6 +760,59 @@ export const ERROR_CODES = {
   },
   // OAuth authorization server (docs/oauth.md). Answered as RFC 6749 error bodies
   // `{ error, error_description }`; the RFC's `error` string of each code is in shared/oauth.
+  CIMD_URL_INVALID: {
+    status: 400,
+    message: 'client_id is not a client ID metadata document URL: {problem}',
+    summary:
+      'A client_id that is a URL must be a client ID metadata document URL: https, with a path, no fragment, no user or password, no dot segments.',
+    hint: 'Use the https URL your metadata document is served at, exactly (docs/oauth.md, "Client ID metadata documents").',
+  },
+  CIMD_NOT_HTTPS: {
+    status: 400,
+    message: 'the client ID metadata document at {url} must be served over https',
+    summary: 'A client ID metadata document is fetched over https only.',
+    hint: 'Serve the document over https and use that URL as client_id (docs/oauth.md).',
+  },
+  CIMD_ADDRESS_FORBIDDEN: {
+    status: 400,
+    message:
+      'the client ID metadata document host {host} resolves to {address}, which the gateway does not fetch from: {problem}',
+    summary:
+      'Client ID metadata documents are fetched from public addresses only (a fetch any client can trigger must not reach inside the network).',
+    hint: 'Serve the document from a public address, or set AGENT_GATEWAY_CIMD_ALLOW_PRIVATE=true to allow private ones (the egress policy still applies).',
+  },
+  CIMD_REDIRECT_REFUSED: {
+    status: 400,
+    message: 'the client ID metadata document at {url} answered {status}, a redirect: not followed',
+    summary: 'The document must be served at its URL itself; redirects are not followed.',
+    hint: 'Use the final URL of the document as client_id, and its client_id field.',
+  },
+  CIMD_DOCUMENT_TOO_LARGE: {
+    status: 400,
+    message: 'the client ID metadata document at {url} is larger than {limit} bytes',
+    summary: 'A client ID metadata document may be at most 5 KiB; nothing beyond is read.',
+    hint: 'Keep the document to the metadata the client needs (client_id, client_name, redirect_uris…).',
+  },
+  CIMD_FETCH_TIMEOUT: {
+    status: 400,
+    message: 'the client ID metadata document at {url} did not arrive within {seconds} s',
+    summary: 'The document must arrive within 5 seconds.',
+    hint: 'Check that the document URL answers quickly from the gateway.',
+  },
+  CIMD_FETCH_FAILED: {
+    status: 400,
+    message: 'the client ID metadata document at {url} could not be fetched: {problem}',
+    summary:
+      'The document URL did not answer 200 with a document (connection, TLS, or HTTP status).',
+    hint: 'Open the URL from the gateway host; its TLS certificate must be valid for the host name.',
+  },
+  CIMD_DOCUMENT_INVALID: {
+    status: 400,
+    message: 'the client ID metadata document at {url} is not valid: {problem}',
+    summary:
+      'The document must be a JSON object whose client_id is its URL exactly, with redirect_uris, no client secret, and token_endpoint_auth_method none.',
+    hint: 'Fix the field the message names (docs/oauth.md, "Client ID metadata documents").',
+  },
   OAUTH_INVALID_REQUEST: {
     status: 400,
     message: '{problem}',

@@ -92,6 +92,11 @@ export const oauthErrorBodySchema = {
       description: 'Registration refusals: every wrong field of the metadata.',
     },
     docs: { type: 'string', description: 'The documentation page of the request.' },
+    reasonCode: {
+      type: 'string',
+      description:
+        'A client ID metadata document refusal: which one (CIMD_*, the error registry), beside the RFC error invalid_client.',
+    },
   },
   required: ['error'],
   additionalProperties: false,

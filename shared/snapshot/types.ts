@@ -57,12 +57,18 @@ export interface TenantConfig {
   readonly revokedTokens: readonly RevokedTokenConfig[];
 }
 
+/** What a registered client (RFC 7591) may authenticate with at the token endpoint. */
 export const OAUTH_CLIENT_AUTH_METHODS = [
   'client_secret_basic',
   'client_secret_post',
   'private_key_jwt',
 ] as const;
-export type OAuthClientAuthMethod = (typeof OAUTH_CLIENT_AUTH_METHODS)[number];
+export type RegisteredClientAuthMethod = (typeof OAUTH_CLIENT_AUTH_METHODS)[number];
+/** What a stored client uses: a registered client's method, or `none` for a client ID metadata
+ *  document client (its client_id is an https URL; PKCE and the agent's identity proof at the
+ *  authorization endpoint bind its code). */
+export const STORED_OAUTH_CLIENT_AUTH_METHODS = [...OAUTH_CLIENT_AUTH_METHODS, 'none'] as const;
+export type OAuthClientAuthMethod = (typeof STORED_OAUTH_CLIENT_AUTH_METHODS)[number];
 
 export interface OAuthClientConfig {
   /** client_id. */

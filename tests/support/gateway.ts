@@ -103,6 +103,8 @@ export async function startTestGateway(
      * null: none, as a data plane without AGENT_GATEWAY_MASTER_KEY).
      */
     requestStateMasterKey?: Buffer | null;
+    /** Client ID metadata documents: private addresses, extra CA, fetch time limit. */
+    cimd?: { allowPrivate?: boolean; ca?: string; timeoutMs?: number };
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -131,6 +133,11 @@ export async function startTestGateway(
     ...(options.egress ? { egress: options.egress } : {}),
 
     ...(options.refusalAudit ? { refusalAudit: options.refusalAudit } : {}),
+    ...(options.cimd?.allowPrivate === undefined
+      ? {}
+      : { cimdAllowPrivate: options.cimd.allowPrivate }),
+    ...(options.cimd?.ca === undefined ? {} : { cimdCa: options.cimd.ca }),
+    ...(options.cimd?.timeoutMs === undefined ? {} : { cimdTimeoutMs: options.cimd.timeoutMs }),
     ...(options.graphqlIntrospection === undefined
       ? {}
       : { graphqlIntrospection: options.graphqlIntrospection }),

@@ -13,8 +13,8 @@ import {
   REDIRECT_URIS_MAX,
 } from '../../../shared/oauth/client-metadata.js';
 import {
-  OAUTH_CLIENT_AUTH_METHODS,
   type OAuthClientAuthMethod,
+  STORED_OAUTH_CLIENT_AUTH_METHODS,
 } from '../../../shared/snapshot/types.js';
 import {
   type OAuthClientServiceDependencies,
@@ -33,12 +33,13 @@ const AUTH_METHOD_DESCRIPTIONS: Record<OAuthClientAuthMethod, string> = {
   client_secret_post: 'A secret, sent in the token request form; HTTP Basic works too.',
   private_key_jwt:
     "No secret: an RFC 7523 client assertion (EdDSA) signed by the agent's own Ed25519 key.",
+  none: "A client ID metadata document client (metadataUrl): no client authentication; PKCE and the agent's identity proof at /oauth/authorize bind its code.",
 };
 
 const AuthMethodEnum = builder.enumType('OAuthClientAuthMethod', {
   description: 'How a client authenticates at the token endpoint (token_endpoint_auth_method).',
   values: Object.fromEntries(
-    OAUTH_CLIENT_AUTH_METHODS.map((method) => [
+    STORED_OAUTH_CLIENT_AUTH_METHODS.map((method) => [
       method.toUpperCase(),
       { value: method, description: AUTH_METHOD_DESCRIPTIONS[method] },
     ]),
@@ -55,6 +56,11 @@ const OAuthClientRef = builder.prismaObject('OAuthClient', {
   fields: (t) => ({
     id: t.exposeID('id', { description: 'The client_id: `agc_` + 22 base64url characters.' }),
     name: t.exposeString('name', { description: 'Name shown to operators (client_name).' }),
+    metadataUrl: t.exposeString('metadataUrl', {
+      nullable: true,
+      description:
+        'For a client ID metadata document client: the https URL that is its client_id (the id field is the record of it for this agent); null for a registered client.',
+    }),
     agentId: t.exposeString('agentId', { description: 'The Agent.id the client acts as.' }),
     agent: t.relation('agent', { description: 'The agent the client acts as.' }),
     tokenEndpointAuthMethod: t.field({

@@ -13,6 +13,14 @@
 // the credential does not verify for the client's agent, the proof is bad, expired or replayed).
 // Success: 302 with `code` (authorization-codes.ts) and `state`.
 //
+// A client_id that is an https URL is a client ID metadata document client (docs/oauth.md): its
+// document is fetched under a strict egress profile (metadata-documents.ts; its refusals are 400
+// JSON with a CIMD_* reasonCode, never redirected) and names the redirect URIs. Such a client
+// belongs to no agent until it proves one: the agent the credential names (the last link of a
+// delegation chain, else the credential's subject) fixes the tenant, the proof must be that
+// agent's, and the client is then recorded under it and audited like a registration
+// (metadata-document-clients.ts). It gets authorization_code only.
+//
 // The credential is verified with the data plane's IdentityVerifier as an empty chain, or, for a
 // delegate, with the optional `delegation_chain` (JSON text of the AgentDelegationCredential
 // links from the root `agent_credential` to the calling agent): the client's agent must be the
@@ -24,9 +32,20 @@
 // and the token names the delegators in an RFC 8693 `act` claim (token.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type GatewayError, gatewayError } from '../../../shared/errors/index.js';
+import {
+  type ClientMetadataDocument,
+  isMetadataDocumentClientId,
+} from '../../../shared/oauth/client-id-metadata.js';
+import type { SqlExecutor } from '../../../storage/engine/database.js';
+import type { AuditWriter } from '../../../storage/tables/audit-writer.js';
 import type { IdentityVerifier } from '../../agentiam/identity-verifier.js';
 import { type AuthorizationCodes, S256_CHALLENGE } from '../../oauth/authorization-codes.js';
 import { verifyAuthorizationProof } from '../../oauth/authorization-proof.js';
+import {
+  metadataDocumentClient,
+  recordMetadataDocumentClient,
+} from '../../oauth/metadata-document-clients.js';
+import type { MetadataDocuments } from '../../oauth/metadata-documents.js';
 import type { IndexedClient } from '../../oauth/oauth-index.js';
 import { type OAuthParams, optionalParam, toOAuthParams } from '../../oauth/request-params.js';
 import { rfcErrorOf } from '../../oauth/rfc-errors.js';
@@ -39,6 +58,12 @@ export const AUTHORIZATION_CODE = 'authorization_code';
 export interface AuthorizeDependencies {
   readonly identity: IdentityVerifier | undefined;
   readonly codes: AuthorizationCodes;
+  /** Client ID metadata documents; absent: a URL client_id is an unknown client. */
+  readonly metadataDocuments?: MetadataDocuments | undefined;
+  /** Where a metadata document client is recorded and audited. */
+  readonly records?:
+    | { readonly db: SqlExecutor; readonly audit: Pick<AuditWriter, 'append'> }
+    | undefined;
 }
 
 /** A refusal sent to the redirect URI: the RFC string when it is not the code's own. */
@@ -61,28 +86,39 @@ export async function authorize(
   // Never redirected: the redirect URI is not yet known to be the client's.
   const clientId = optionalParam(params, 'client_id');
   if (!clientId) throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'client_id is required' });
-  const found = ctx.index().clients.get(clientId);
-  if (!found) throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'unknown client_id' });
+  const registered = ctx.index().clients.get(clientId);
+  const document =
+    registered === undefined && isMetadataDocumentClientId(clientId) && deps.metadataDocuments
+      ? await deps.metadataDocuments.get(clientId)
+      : undefined;
+  if (!registered && !document) {
+    throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'unknown client_id' });
+  }
   const redirectUri = optionalParam(params, 'redirect_uri');
   if (!redirectUri) {
     throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'redirect_uri is required' });
   }
-  if (!(found.client.redirectUris ?? []).includes(redirectUri)) {
+  const redirectUris = registered ? (registered.client.redirectUris ?? []) : document!.redirectUris;
+  if (!redirectUris.includes(redirectUri)) {
     throw gatewayError('OAUTH_INVALID_REQUEST', {
-      problem: 'redirect_uri is not one the client registered',
+      problem: registered
+        ? 'redirect_uri is not one the client registered'
+        : "redirect_uri is not one of the client ID metadata document's redirect_uris",
     });
   }
   // From here on, refusals go back to the client through its redirect URI.
   let state: string | undefined;
+  let found = registered;
   try {
     state = optionalParam(params, 'state');
-    const code = await grantCode(ctx, deps, params, found, redirectUri);
+    found ??= metadataDocumentClientOf(ctx, params, document!);
+    const code = await grantCode(ctx, deps, params, found, redirectUri, document);
     return sendRedirect(reply, redirectUri, { code, state, iss: ctx.issuer() });
   } catch (error) {
     const failure = error as Partial<RedirectedError>;
     if (failure.redirectError === undefined && failure.code === undefined) throw error;
     const rfc = failure.redirectError ?? rfcErrorOf(failure.code as GatewayError['code']);
-    if (rfc === 'access_denied') await auditAccessDenied(request, found, failure);
+    if (rfc === 'access_denied' && found) await auditAccessDenied(request, found, failure);
     if (rfc === 'server_error') request.log.error({ err: error }, 'authorization failed');
     return sendRedirect(reply, redirectUri, {
       error: rfc,
@@ -94,12 +130,54 @@ export async function authorize(
   }
 }
 
+/**
+ * A metadata document client as the agent its credential names (see the header): the tenant and
+ * agent the credential claims, which the proof and the chain's verification then hold it to.
+ */
+function metadataDocumentClientOf(
+  ctx: OAuthContext,
+  params: OAuthParams,
+  document: ClientMetadataDocument,
+): IndexedClient {
+  const text = optionalParam(params, 'agent_credential');
+  if (!text)
+    throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'agent_credential is required' });
+  let credential: unknown;
+  try {
+    credential = JSON.parse(text);
+  } catch {
+    throw gatewayError('OAUTH_INVALID_REQUEST', { problem: 'agent_credential is not JSON' });
+  }
+  const chain = delegationChainOf(optionalParam(params, 'delegation_chain'));
+  const named = subjectOf(chain.length > 0 ? chain[chain.length - 1] : credential);
+  const tenant = named ? ctx.store.current?.tenants.get(named.tenantId as never) : undefined;
+  const agent = named ? tenant?.agents.get(named.agentId as never) : undefined;
+  if (!tenant || !agent) {
+    throw accessDenied('the agent_credential names no agent of this gateway');
+  }
+  return {
+    client: metadataDocumentClient(tenant, agent, document.clientId, document.redirectUris),
+    tenant,
+  };
+}
+
+/** The tenant and agent a credential's subject names (unverified: a lookup key only). */
+function subjectOf(credential: unknown): { tenantId: string; agentId: string } | undefined {
+  const subject = (credential as { credentialSubject?: Record<string, unknown> } | null)
+    ?.credentialSubject;
+  const { tenantId, agentId } = subject ?? {};
+  return typeof tenantId === 'string' && typeof agentId === 'string'
+    ? { tenantId, agentId }
+    : undefined;
+}
+
 async function grantCode(
   ctx: OAuthContext,
   deps: AuthorizeDependencies,
   params: OAuthParams,
   found: IndexedClient,
   redirectUri: string,
+  document: ClientMetadataDocument | undefined,
 ): Promise<string> {
   const { client, tenant } = found;
   const required = (name: string) => {
@@ -189,6 +267,11 @@ async function grantCode(
         ? `agent_credential names agent ${result.agentId}, not the client's agent`
         : `delegation_chain ends at agent ${result.agentId}, not the client's agent`,
     );
+  }
+  if (document !== undefined) {
+    if (!deps.records) throw gatewayError('MCP_OAUTH_UNAVAILABLE');
+    const recorded = await recordMetadataDocumentClient(deps.records, tenant, agent, document);
+    if (!recorded) throw accessDenied(`this client was revoked for agent ${agent.id}`);
   }
   const code = deps.codes.issue({
     clientId: client.id,

@@ -2,7 +2,8 @@
 // keys: both public and cacheable. The metadata names what is served: client_credentials and
 // authorization_code (PKCE S256 only, the authorization step an agent-identity proof) at the
 // token endpoint, the authorization endpoint with response type code, and the `iss` parameter
-// of authorization responses (RFC 9207).
+// of authorization responses (RFC 9207), and client ID metadata documents (a client_id that is an
+// https URL, with no registration: docs/oauth.md).
 import type { FastifyReply } from 'fastify';
 import type { PublicUrl } from '../../../shared/public-url.js';
 import { type OwnSigningKey, oauthIndexOf } from '../../oauth/oauth-index.js';
@@ -38,7 +39,9 @@ export function buildMetadata(issuer: string): Record<string, unknown> {
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     scopes_supported: [],
-    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    // `none`: client ID metadata document clients (PKCE and the agent's identity proof).
+    token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS, 'none'],
+    client_id_metadata_document_supported: true,
     token_endpoint_auth_signing_alg_values_supported: ['EdDSA'],
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     introspection_endpoint_auth_signing_alg_values_supported: ['EdDSA'],

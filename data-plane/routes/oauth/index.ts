@@ -19,6 +19,7 @@ import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-fai
 import { AuthorizationCodes } from '../../oauth/authorization-codes.js';
 import { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
+import type { MetadataDocuments } from '../../oauth/metadata-documents.js';
 import { parseFormParams } from '../../oauth/request-params.js';
 import { RevokedTokens } from '../../oauth/revocations.js';
 import { sendOAuthError } from '../../oauth/rfc-errors.js';
@@ -67,6 +68,8 @@ export interface OAuthRoutesDependencies {
   readonly identity?: IdentityVerifier | undefined;
   /** Authorization codes of this process (default: a new store). */
   readonly authorizationCodes?: AuthorizationCodes | undefined;
+  /** Client ID metadata documents (absent: a URL client_id is an unknown client). */
+  readonly metadataDocuments?: MetadataDocuments | undefined;
 }
 
 /** Largest accepted OAuth request body: parameters, never documents. */
@@ -144,6 +147,12 @@ async function registerOAuthRoutes(
     (_request, reply) => serveJwks(deps.store, deps.signer, reply),
   );
   const codes = deps.authorizationCodes ?? new AuthorizationCodes();
+  const authorizeDeps = {
+    identity: deps.identity,
+    codes,
+    metadataDocuments: deps.metadataDocuments,
+    records: { db: deps.db, audit: deps.audit },
+  };
   const revoked = deps.revoked ?? new RevokedTokens();
   const revocation = { db: deps.db, audit: deps.audit, revoked, events: deps.events };
   const authorizeSchema = {
@@ -166,12 +175,12 @@ async function registerOAuthRoutes(
   app.get(
     AUTHORIZE_PATH,
     { schema: { ...authorizeSchema, operationId: 'authorizeOAuthClientGet' } },
-    (request, reply) => authorize(ctx, { identity: deps.identity, codes }, request, reply),
+    (request, reply) => authorize(ctx, authorizeDeps, request, reply),
   );
   app.post(
     AUTHORIZE_PATH,
     { bodyLimit: BODY_LIMIT_BYTES, schema: authorizeSchema },
-    (request, reply) => authorize(ctx, { identity: deps.identity, codes }, request, reply),
+    (request, reply) => authorize(ctx, authorizeDeps, request, reply),
   );
   app.post(
     TOKEN_PATH,

@@ -15,8 +15,13 @@
 // `sub` is the delegate and whose RFC 8693 §4.1 `act` names the delegators, the nearest
 // outermost: { sub: <its delegator>, act: { sub: <that one's delegator>, … } } down to the root
 // agent. No `act` without delegation.
+// A client ID metadata document client (its client_id an https URL, docs/oauth.md) does not
+// authenticate: it presents its URL and a code the authorization endpoint gave it after the
+// agent's identity proof, with PKCE; the code names its tenant and agent. It gets
+// authorization_code only (client_credentials: unauthorized_client).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gatewayError } from '../../../shared/errors/index.js';
+import { isMetadataDocumentClientId } from '../../../shared/oauth/client-id-metadata.js';
 import {
   type AuthorizationCodes,
   type AuthorizationGrant,
@@ -24,8 +29,9 @@ import {
   s256,
 } from '../../oauth/authorization-codes.js';
 import type { IssuedTokenRecord } from '../../oauth/issued-tokens.js';
+import { metadataDocumentClient } from '../../oauth/metadata-document-clients.js';
 import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
-import { type OAuthParams, requiredParam } from '../../oauth/request-params.js';
+import { type OAuthParams, requiredParam, toOAuthParams } from '../../oauth/request-params.js';
 import { revokeAccessToken, type TokenRevocationDependencies } from '../../oauth/revocations.js';
 import { type ActorClaim, DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
 import type { OAuthContext } from './context.js';
@@ -45,16 +51,12 @@ export async function issueToken(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const { index, params, client } = await ctx.authenticate(request);
+  const documentClient = metadataDocumentClientIdOf(request);
+  const { index, params, client, presented } =
+    documentClient === undefined
+      ? await authenticated(ctx, deps, request)
+      : await metadataDocumentGrant(ctx, deps, request, documentClient);
   const grantType = requiredParam(params, 'grant_type');
-  if (grantType !== CLIENT_CREDENTIALS && grantType !== AUTHORIZATION_CODE_GRANT) {
-    throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
-  }
-  // Used up first, before anything else can refuse the request (see the header).
-  const presented =
-    grantType === AUTHORIZATION_CODE_GRANT
-      ? await consumeCode(deps, requiredParam(params, 'code'))
-      : undefined;
   if (!client.client.grantTypes.includes(grantType)) {
     throw gatewayError('OAUTH_UNAUTHORIZED_CLIENT', { clientId: client.client.id, grantType });
   }
@@ -92,7 +94,8 @@ export async function issueToken(
   const issued: IssuedTokenRecord = {
     jti: minted.jti,
     tenantId: client.tenant.id,
-    clientId: client.client.id,
+    // The stored client: a metadata document client's record for this agent.
+    clientId: (client.client as { recordId?: string }).recordId ?? client.client.id,
     agentId: agent.id,
     audience: resource,
     scope,
@@ -111,6 +114,76 @@ export async function issueToken(
       expires_in: minted.expiresAt - minted.issuedAt,
       scope,
     });
+}
+
+interface PresentedRequest {
+  readonly index: OAuthIndex;
+  readonly params: OAuthParams;
+  readonly client: IndexedClient;
+  readonly presented: { code: string; grant: AuthorizationGrant } | undefined;
+}
+
+/** A registered client, authenticated; its code (authorization_code) used up at once. */
+async function authenticated(
+  ctx: OAuthContext,
+  deps: TokenDependencies,
+  request: FastifyRequest,
+): Promise<PresentedRequest> {
+  const { index, params, client } = await ctx.authenticate(request);
+  const grantType = requiredParam(params, 'grant_type');
+  if (grantType !== CLIENT_CREDENTIALS && grantType !== AUTHORIZATION_CODE_GRANT) {
+    throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
+  }
+  // Used up first, before anything else can refuse the request (see the header).
+  const presented =
+    grantType === AUTHORIZATION_CODE_GRANT
+      ? await consumeCode(deps, requiredParam(params, 'code'))
+      : undefined;
+  return { index, params, client, presented };
+}
+
+/** The client_id of a request by a metadata document client (a URL, no client credentials). */
+function metadataDocumentClientIdOf(request: FastifyRequest): string | undefined {
+  if (request.headers.authorization !== undefined) return undefined;
+  const params = toOAuthParams(request.body);
+  const ids = params.get('client_id');
+  if (ids?.length !== 1 || params.has('client_secret') || params.has('client_assertion')) {
+    return undefined;
+  }
+  const id = ids[0] as string;
+  return isMetadataDocumentClientId(id) ? id : undefined;
+}
+
+/** A metadata document client's authorization_code request: the code names its agent. */
+async function metadataDocumentGrant(
+  ctx: OAuthContext,
+  deps: TokenDependencies,
+  request: FastifyRequest,
+  clientId: string,
+): Promise<PresentedRequest> {
+  const params = toOAuthParams(request.body);
+  const grantType = requiredParam(params, 'grant_type');
+  if (grantType !== AUTHORIZATION_CODE_GRANT) {
+    if (grantType !== CLIENT_CREDENTIALS) {
+      throw gatewayError('OAUTH_UNSUPPORTED_GRANT_TYPE', { grantType });
+    }
+    throw gatewayError('OAUTH_UNAUTHORIZED_CLIENT', {
+      clientId: clientId.slice(0, 200),
+      grantType,
+    });
+  }
+  const presented = await consumeCode(deps, requiredParam(params, 'code'));
+  const { grant } = presented;
+  if (grant.clientId !== clientId) {
+    throw gatewayError('OAUTH_INVALID_GRANT', { problem: 'the code was issued to another client' });
+  }
+  const tenant = ctx.store.current?.tenants.get(grant.tenantId as never);
+  const agent = tenant?.agents.get(grant.agentId as never);
+  if (!tenant || !agent) {
+    throw gatewayError('OAUTH_INVALID_GRANT', { problem: `agent ${grant.agentId} is unknown` });
+  }
+  const client = metadataDocumentClient(tenant, agent, clientId, [grant.redirectUri]);
+  return { index: ctx.index(), params, client: { client, tenant }, presented };
 }
 
 /**

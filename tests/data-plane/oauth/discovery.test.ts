@@ -34,7 +34,9 @@ describe('OAuth discovery and JWKS (public, cacheable)', () => {
         'client_secret_basic',
         'client_secret_post',
         'private_key_jwt',
+        'none',
       ],
+      client_id_metadata_document_supported: true,
       token_endpoint_auth_signing_alg_values_supported: ['EdDSA'],
       introspection_endpoint_auth_methods_supported: [
         'client_secret_basic',

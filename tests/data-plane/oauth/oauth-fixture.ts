@@ -6,7 +6,7 @@ import { SignJWT } from 'jose';
 import { createAgent } from '../../../control-plane/services/agents.js';
 import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
 import { encodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
-import type { OAuthClientAuthMethod } from '../../../shared/snapshot/index.js';
+import type { RegisteredClientAuthMethod } from '../../../shared/snapshot/index.js';
 import type { TestGateway, TestTenant } from '../../support/gateway.js';
 
 export interface TestClient {
@@ -23,7 +23,7 @@ export interface TestClient {
 export async function addClient(
   gateway: TestGateway,
   options: {
-    authMethod?: OAuthClientAuthMethod;
+    authMethod?: RegisteredClientAuthMethod;
     tenant?: TestTenant;
     resources?: string[];
     grantTypes?: string[];
@@ -70,7 +70,7 @@ export async function registerClientOf(
     agentId: string;
     actor?: string;
     grantTypes?: string[] | undefined;
-    authMethod?: OAuthClientAuthMethod | undefined;
+    authMethod?: RegisteredClientAuthMethod | undefined;
     redirectUris?: string[];
     resources?: string[] | undefined;
   },

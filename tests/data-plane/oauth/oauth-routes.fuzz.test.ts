@@ -98,9 +98,16 @@ function expectRfcAnswer(
   }
   const body = JSON.parse(answer.body) as Record<string, unknown>;
   if (answer.statusCode >= 400) {
-    // Registration refusals add the gateway's `issues` and `docs` (docs/oauth.md, "Refusals").
-    const keys = Object.keys(body).filter((key) => key !== 'issues' && key !== 'docs');
+    // Registration refusals add the gateway's `issues` and `docs` (docs/oauth.md, "Refusals"); a
+    // client ID metadata document's refusals its `reasonCode` (always a CIMD_* code).
+    const keys = Object.keys(body).filter(
+      (key) => key !== 'issues' && key !== 'docs' && key !== 'reasonCode',
+    );
     expect(keys.sort(), label).toEqual(['error', 'error_description']);
+    if ('reasonCode' in body) {
+      expect(body.reasonCode, label).toMatch(/^CIMD_[A-Z_]+$/);
+      expect(body.error, label).toBe('invalid_client');
+    }
     expect(RFC_ERRORS, label).toContain(body.error);
     expect(body.error_description, label).toEqual(expect.any(String));
     expect(answer.headers['cache-control'], label).toBe('no-store');
