@@ -185,6 +185,42 @@ describeInBrowser('operator console: one approvalâ€™s page, from an MCP clientâ€
     }
   });
 
+  it('2025-11-25 without URL elicitation: the progress message names the page, and approving there completes the call', async () => {
+    const { page } = await browser.newPage();
+    const client = new Client({ name: 'console-approval-plain', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/legacy`), {
+        requestInit: { headers: await agentHeaders() },
+      }),
+    );
+    let opened: Promise<void> | undefined;
+    try {
+      const before = legacy.calls.get('echo') ?? 0;
+      const result = await client.callTool(
+        { name: 'echo', arguments: { text: 'needs-human' } },
+        undefined,
+        {
+          onprogress: (update) => {
+            const link = /https?:\/\/\S+\/console\/approvals\/[^\s,)]+/.exec(
+              update.message ?? '',
+            )?.[0];
+            if (link === undefined || opened !== undefined) return;
+            opened = (async () => {
+              await openSignedOut(page, link);
+              await decideOnPage(page, 'Approve');
+              await page.getByText('Approved by').waitFor();
+            })();
+          },
+        },
+      );
+      await opened;
+      expect(result.structuredContent).toEqual({ text: 'needs-human' });
+      expect(legacy.calls.get('echo')).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('updates live when decided elsewhere, and names an id the tenant has no approval under', async () => {
     const { page } = await browser.newPage();
     const headers = await agentHeaders();

@@ -5,6 +5,8 @@
 // OAUTH_INVALID_REQUEST with the RFC 7591 error string in `extensions.details.oauthError` and
 // the fields named as RFC 7591 names them (`redirect_uris.0`). Each write is audited in the
 // service and published here, so the data plane's token endpoint knows the change at once.
+
+import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import {
   CLIENT_NAME_MAX,
@@ -25,6 +27,7 @@ import {
 } from '../../services/oauth-clients.js';
 import { builder } from '../builder.js';
 import { actorOf, type GraphQLContext } from '../context.js';
+import { toGraphQLError } from '../errors.js';
 import { publishChange } from '../mutations.js';
 
 const AUTH_METHOD_DESCRIPTIONS: Record<OAuthClientAuthMethod, string> = {
@@ -141,7 +144,7 @@ const RegisterOAuthClientInput = builder.inputType('RegisterOAuthClientInput', {
     tokenEndpointAuthMethod: t.field({
       type: AuthMethodEnum,
       description:
-        'How it authenticates (token_endpoint_auth_method). Default: CLIENT_SECRET_BASIC.',
+        'How it authenticates (token_endpoint_auth_method). Default: CLIENT_SECRET_BASIC. NONE is for client ID metadata document clients, which are not registered (REQUEST_INVALID).',
     }),
     redirectUris: t.stringList({
       description: `Redirect URIs (redirect_uris): at most ${REDIRECT_URIS_MAX}, https or http on 127.0.0.1, [::1] or localhost, no fragment; kept as exact strings.`,
@@ -197,6 +200,14 @@ builder.mutationField('registerOAuthClient', (t) =>
       }),
     },
     resolve: async (_root, { input }, context) => {
+      if (input.tokenEndpointAuthMethod === 'none') {
+        throw toGraphQLError(
+          gatewayError('REQUEST_INVALID', {
+            problem:
+              'tokenEndpointAuthMethod NONE is for client ID metadata document clients, which are not registered (docs/oauth.md); use CLIENT_SECRET_BASIC, CLIENT_SECRET_POST or PRIVATE_KEY_JWT',
+          }),
+        );
+      }
       const parsed = parseClientMetadata(
         Object.fromEntries(
           Object.entries({

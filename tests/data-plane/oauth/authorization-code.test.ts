@@ -3,7 +3,7 @@
 // oauth4webapi redeems the code at the token endpoint. Attack tests assert the exact error and
 // that nothing was issued.
 import { randomUUID } from 'node:crypto';
-import { CompactSign, createRemoteJWKSet, importJWK, jwtVerify } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
@@ -11,17 +11,15 @@ import {
   AUTHORIZATION_CODE_LIFETIME_MS,
   AuthorizationCodes,
 } from '../../../data-plane/oauth/authorization-codes.js';
-import { agentVerificationMethodId } from '../../../shared/agentiam/dids.js';
 import {
   type Ed25519KeyMaterial,
   generateEd25519KeyMaterial,
 } from '../../../shared/agentiam/ed25519-keys.js';
-import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { bumpConfigVersionSql } from '../../../storage/tables/config-version.js';
 import { issueCredential } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { issuedCount, registerClientOf } from './oauth-fixture.js';
+import { issuedCount, registerClientOf, signAgentProof } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 
@@ -80,31 +78,18 @@ describeEachDatabase('the authorization_code grant with PKCE (agent-identity pro
     return { clientId, secret: secret!, agentId, tenantId, key, credential };
   }
 
-  async function agentProof(
+  function agentProof(
     client: CodeClient,
     codeChallenge: string,
     overrides: { key?: Ed25519KeyMaterial; jti?: string; iat?: number } = {},
   ): Promise<string> {
-    const signer = overrides.key ?? client.key;
-    const x = Buffer.from(decodeEd25519PublicKey(signer.publicKeyMultibase)!).toString('base64url');
-    const privateKey = await importJWK(
-      { kty: 'OKP', crv: 'Ed25519', x, d: Buffer.from(signer.secretKey).toString('base64url') },
-      'EdDSA',
-    );
-    const payload = {
-      iss: client.clientId,
-      aud: gateway.url,
-      iat: overrides.iat ?? Math.floor(Date.now() / 1000),
-      jti: overrides.jti ?? randomUUID(),
-      code_challenge: codeChallenge,
-    };
-    return new CompactSign(Buffer.from(JSON.stringify(payload)))
-      .setProtectedHeader({
-        alg: 'EdDSA',
-        typ: 'agent-authz+jwt',
-        kid: agentVerificationMethodId(signer.publicKeyMultibase),
-      })
-      .sign(privateKey);
+    return signAgentProof(overrides.key ?? client.key, {
+      clientId: client.clientId,
+      issuer: gateway.url,
+      codeChallenge,
+      iat: overrides.iat,
+      jti: overrides.jti,
+    });
   }
 
   interface AuthorizeOptions {

@@ -8,16 +8,13 @@
 // followed), an oversized document (not read beyond the limit), a slow one (the time limit), a
 // document for another client_id, a redirect_uri it does not list; client_credentials is refused.
 import { randomUUID } from 'node:crypto';
-import { CompactSign, importJWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
-import { agentVerificationMethodId } from '../../../shared/agentiam/dids.js';
 import {
   type Ed25519KeyMaterial,
   generateEd25519KeyMaterial,
 } from '../../../shared/agentiam/ed25519-keys.js';
-import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { ALL_SCOPES } from '../../../shared/identity/scopes.js';
 import { graphql } from '../../control-plane/graphql/support.js';
 import { issueCredential } from '../../support/agentiam-client.js';
@@ -28,6 +25,7 @@ import {
   startMetadataDocumentServer,
   TEST_CA,
 } from '../../support/metadata-document-server.js';
+import { signAgentProof } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -101,28 +99,8 @@ describeEachDatabase('client ID metadata documents', (kind) => {
     return { agentId, key, credential };
   }
 
-  async function proof(clientId: string, agent: Agent, challenge: string, on = gateway) {
-    const x = Buffer.from(decodeEd25519PublicKey(agent.key.publicKeyMultibase)!).toString(
-      'base64url',
-    );
-    const privateKey = await importJWK(
-      { kty: 'OKP', crv: 'Ed25519', x, d: Buffer.from(agent.key.secretKey).toString('base64url') },
-      'EdDSA',
-    );
-    const payload = {
-      iss: clientId,
-      aud: on.url,
-      iat: Math.floor(Date.now() / 1000),
-      jti: randomUUID(),
-      code_challenge: challenge,
-    };
-    return new CompactSign(Buffer.from(JSON.stringify(payload)))
-      .setProtectedHeader({
-        alg: 'EdDSA',
-        typ: 'agent-authz+jwt',
-        kid: agentVerificationMethodId(agent.key.publicKeyMultibase),
-      })
-      .sign(privateKey);
+  function proof(clientId: string, agent: Agent, challenge: string, on = gateway) {
+    return signAgentProof(agent.key, { clientId, issuer: on.url, codeChallenge: challenge });
   }
 
   async function authorize(

@@ -3,22 +3,20 @@
 // own key; the token's sub is C and its RFC 8693 `act` names B, then A. A chain that ends at
 // another agent than the client's, or that widens the tools, is access_denied and issues nothing.
 import { randomUUID } from 'node:crypto';
-import { CompactSign, createRemoteJWKSet, importJWK, jwtVerify } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
 import { actorClaimOf } from '../../../data-plane/routes/oauth/token.js';
-import { agentVerificationMethodId } from '../../../shared/agentiam/dids.js';
 import {
   type Ed25519KeyMaterial,
   generateEd25519KeyMaterial,
 } from '../../../shared/agentiam/ed25519-keys.js';
-import { decodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import { asAgentId } from '../../../shared/ids.js';
 import { delegate, issueCredential, type KeyedAgent } from '../../support/agentiam-client.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
-import { basic, issuedCount, postForm, registerClientOf } from './oauth-fixture.js';
+import { basic, issuedCount, postForm, registerClientOf, signAgentProof } from './oauth-fixture.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const FILES = 'mcp://files';
@@ -83,26 +81,8 @@ describeEachDatabase('the authorization_code grant for a delegate (RFC 8693 act)
     return { a, b, c, clientId, secret: secret!, credential, chain };
   }
 
-  async function agentProof(clientId: string, key: Ed25519KeyMaterial, challenge: string) {
-    const x = Buffer.from(decodeEd25519PublicKey(key.publicKeyMultibase)!).toString('base64url');
-    const privateKey = await importJWK(
-      { kty: 'OKP', crv: 'Ed25519', x, d: Buffer.from(key.secretKey).toString('base64url') },
-      'EdDSA',
-    );
-    const payload = {
-      iss: clientId,
-      aud: gateway.url,
-      iat: Math.floor(Date.now() / 1000),
-      jti: randomUUID(),
-      code_challenge: challenge,
-    };
-    return new CompactSign(Buffer.from(JSON.stringify(payload)))
-      .setProtectedHeader({
-        alg: 'EdDSA',
-        typ: 'agent-authz+jwt',
-        kid: agentVerificationMethodId(key.publicKeyMultibase),
-      })
-      .sign(privateKey);
+  function agentProof(clientId: string, key: Ed25519KeyMaterial, challenge: string) {
+    return signAgentProof(key, { clientId, issuer: gateway.url, codeChallenge: challenge });
   }
 
   async function authorize(

@@ -2,10 +2,15 @@
 // registered client (control-plane/services/oauth-clients.ts), and helpers to call the OAuth
 // endpoints with plain fetch.
 import { generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { CompactSign, importJWK, SignJWT } from 'jose';
 import { createAgent } from '../../../control-plane/services/agents.js';
 import { registerOAuthClient } from '../../../control-plane/services/oauth-clients.js';
-import { encodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
+import { agentVerificationMethodId } from '../../../shared/agentiam/dids.js';
+import type { Ed25519KeyMaterial } from '../../../shared/agentiam/ed25519-keys.js';
+import {
+  decodeEd25519PublicKey,
+  encodeEd25519PublicKey,
+} from '../../../shared/identity/ed25519-multibase.js';
 import type { RegisteredClientAuthMethod } from '../../../shared/snapshot/index.js';
 import type { TestGateway, TestTenant } from '../../support/gateway.js';
 
@@ -153,4 +158,39 @@ export async function issuedCount(gateway: TestGateway, clientId: string): Promi
     [clientId],
   );
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * The `agent_proof` of /oauth/authorize (data-plane/oauth/authorization-proof.ts): an
+ * agent-authz+jwt JWS by `key` over the client id, the issuer and the code challenge.
+ */
+export async function signAgentProof(
+  key: Ed25519KeyMaterial,
+  claims: {
+    readonly clientId: string;
+    readonly issuer: string;
+    readonly codeChallenge: string;
+    readonly iat?: number | undefined;
+    readonly jti?: string | undefined;
+  },
+): Promise<string> {
+  const x = Buffer.from(decodeEd25519PublicKey(key.publicKeyMultibase)!).toString('base64url');
+  const privateKey = await importJWK(
+    { kty: 'OKP', crv: 'Ed25519', x, d: Buffer.from(key.secretKey).toString('base64url') },
+    'EdDSA',
+  );
+  const payload = {
+    iss: claims.clientId,
+    aud: claims.issuer,
+    iat: claims.iat ?? Math.floor(Date.now() / 1000),
+    jti: claims.jti ?? randomUUID(),
+    code_challenge: claims.codeChallenge,
+  };
+  return new CompactSign(Buffer.from(JSON.stringify(payload)))
+    .setProtectedHeader({
+      alg: 'EdDSA',
+      typ: 'agent-authz+jwt',
+      kid: agentVerificationMethodId(key.publicKeyMultibase),
+    })
+    .sign(privateKey);
 }
