@@ -1,8 +1,8 @@
 // A client ID metadata document client, once an agent's identity proof at /oauth/authorize has
 // named the agent it acts for: recorded in oauth_clients under that agent (one row per tenant,
-// agent and URL, authMethod `none`, `metadataUrl` the URL; its id `agc_`-shaped and derived from
-// the three, so every data plane writes the same row) and audited like a registration the first
-// time. The row is what issued tokens and the operator's list of clients refer to; the token
+// agent and URL; authMethod as its document says; `metadataUrl` the URL; its id `agc_`-shaped
+// and derived from the three, so every data plane writes the same row) and audited like a
+// registration the first time. The row is what issued tokens and the operator's list of clients refer to; the token
 // endpoint knows the client by its URL and the code it was given (no snapshot needed), so a
 // client works on the data plane that authorized it at once.
 import { createHash } from 'node:crypto';
@@ -29,19 +29,18 @@ export function metadataDocumentClientRecordId(
 export function metadataDocumentClient(
   tenant: CompiledTenant,
   agent: CompiledAgent,
-  url: string,
-  redirectUris: readonly string[],
+  document: ClientMetadataDocument,
 ): OAuthClientConfig & { readonly recordId: string } {
   return {
-    id: url,
-    recordId: metadataDocumentClientRecordId(tenant.id, agent.id, url),
+    id: document.clientId,
+    recordId: metadataDocumentClientRecordId(tenant.id, agent.id, document.clientId),
     agentId: agent.id,
     secretHash: null,
-    authMethod: 'none',
+    authMethod: document.authMethod,
     grantTypes: METADATA_DOCUMENT_GRANT_TYPES,
     // Every resource the agent may have: the agent's mcpAudiences decide (checkResource).
     audiences: tenant.source.agents.find((each) => each.id === agent.id)?.mcpAudiences ?? [],
-    redirectUris,
+    redirectUris: document.redirectUris,
   };
 }
 
@@ -57,13 +56,14 @@ export async function recordMetadataDocumentClient(
   document: ClientMetadataDocument,
 ): Promise<boolean> {
   const id = metadataDocumentClientRecordId(tenant.id, agent.id, document.clientId);
-  const client = metadataDocumentClient(tenant, agent, document.clientId, document.redirectUris);
+  const client = metadataDocumentClient(tenant, agent, document);
   const rows = await deps.db.query<{ inserted: boolean; revoked: boolean }>(
     `insert into oauth_clients
        (id, "tenantId", "agentId", name, "secretHash", "authMethod", "grantTypes", "redirectUris",
         audiences, "metadataUrl", "createdAt")
-     values ($1, $2, $3, $4, null, 'none', $5, $6, $7, $8, now())
-     on conflict (id) do update set name = excluded.name, "redirectUris" = excluded."redirectUris"
+     values ($1, $2, $3, $4, null, $9, $5, $6, $7, $8, now())
+     on conflict (id) do update set name = excluded.name, "authMethod" = excluded."authMethod",
+       "redirectUris" = excluded."redirectUris"
      returning (xmax = 0) as inserted, ("revokedAt" is not null) as revoked`,
     [
       id,
@@ -74,6 +74,7 @@ export async function recordMetadataDocumentClient(
       [...document.redirectUris],
       [...client.audiences],
       document.clientId,
+      document.authMethod,
     ],
   );
   const row = rows[0];
@@ -89,7 +90,7 @@ export async function recordMetadataDocumentClient(
         actor: agent.id,
         agentId: agent.id,
         name: document.clientName ?? document.clientId,
-        authMethod: 'none',
+        authMethod: document.authMethod,
         metadataUrl: document.clientId,
         grantTypes: [...client.grantTypes],
         redirectUris: [...document.redirectUris],

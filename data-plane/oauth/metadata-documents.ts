@@ -10,9 +10,11 @@
 //   5 seconds for the whole exchange, 5 KiB at most (the body is read no further);
 // - a document is kept as its Cache-Control max-age or Expires say, at most 24 hours; one fetch
 //   per URL at a time (concurrent authorizations share it).
+// A private_key_jwt client's `jwks_uri` is fetched under the same profile, and kept the same way.
 // Written on undici (already the gateway's HTTP client) rather than with a library: what matters
 // here is the profile, which no fetch library enforces as a whole.
 import type { LookupAddress } from 'node:dns';
+import type { JSONWebKeySet } from 'jose';
 import { Agent, request } from 'undici';
 import {
   canonicalAddress,
@@ -52,8 +54,8 @@ export interface MetadataDocumentsOptions {
 
 export class MetadataDocuments {
   readonly #options: MetadataDocumentsOptions;
-  readonly #cached = new Map<string, { document: ClientMetadataDocument; until: number }>();
-  readonly #fetching = new Map<string, Promise<ClientMetadataDocument>>();
+  readonly #cached = new Map<string, { value: unknown; until: number }>();
+  readonly #fetching = new Map<string, Promise<unknown>>();
   /** Documents fetched (not served from the cache): for tests and metrics. */
   fetched = 0;
 
@@ -62,21 +64,68 @@ export class MetadataDocuments {
   }
 
   /** The valid document `clientId` names; a GatewayError with a CIMD_* code otherwise. */
-  async get(clientId: string): Promise<ClientMetadataDocument> {
+  get(clientId: string): Promise<ClientMetadataDocument> {
     const checked = checkClientIdUrl(clientId);
     if (!checked.ok) {
-      throw checked.code === 'CIMD_NOT_HTTPS'
-        ? gatewayError('CIMD_NOT_HTTPS', { url: clientId.slice(0, 200) })
-        : gatewayError('CIMD_URL_INVALID', { problem: checked.problem });
+      return Promise.reject(
+        checked.code === 'CIMD_NOT_HTTPS'
+          ? gatewayError('CIMD_NOT_HTTPS', { url: clientId.slice(0, 200) })
+          : gatewayError('CIMD_URL_INVALID', { problem: checked.problem }),
+      );
     }
+    return this.#cachedFetch(`document ${clientId}`, checked.url, (parsed, shown) => {
+      const document = checkMetadataDocument(parsed, clientId);
+      if (!document.ok) {
+        throw gatewayError('CIMD_DOCUMENT_INVALID', { url: shown, problem: document.problem });
+      }
+      return document.document;
+    });
+  }
+
+  /** The JWK set at a document's `jwks_uri`, fetched under the same profile. */
+  jwks(uri: string): Promise<JSONWebKeySet> {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      return Promise.reject(gatewayError('CIMD_URL_INVALID', { problem: 'jwks_uri is not a URL' }));
+    }
+    if (url.protocol !== 'https:') {
+      return Promise.reject(gatewayError('CIMD_NOT_HTTPS', { url: uri.slice(0, 200) }));
+    }
+    return this.#cachedFetch(`jwks ${uri}`, url, (parsed, shown) => {
+      const keys = jwksOf(parsed);
+      if (keys === undefined) {
+        throw gatewayError('CIMD_DOCUMENT_INVALID', {
+          url: shown,
+          problem: 'it is not a JWK set (an object with a keys array)',
+        });
+      }
+      return keys;
+    });
+  }
+
+  /** The value at `url`, fetched once at a time per key and kept as its headers say. */
+  #cachedFetch<T>(key: string, url: URL, check: (parsed: unknown, shown: string) => T): Promise<T> {
     const now = this.#now();
-    const cached = this.#cached.get(clientId);
-    if (cached !== undefined && cached.until > now) return cached.document;
-    this.#cached.delete(clientId);
-    let fetching = this.#fetching.get(clientId);
+    const cached = this.#cached.get(key);
+    if (cached !== undefined && cached.until > now) return Promise.resolve(cached.value as T);
+    this.#cached.delete(key);
+    let fetching = this.#fetching.get(key) as Promise<T> | undefined;
     if (fetching === undefined) {
-      fetching = this.#fetch(checked.url, clientId).finally(() => this.#fetching.delete(clientId));
-      this.#fetching.set(clientId, fetching);
+      fetching = this.#fetch(url, url.href, check).then(({ value, keep }) => {
+        if (keep > 0) {
+          if (this.#cached.size >= MAX_CACHED) {
+            const oldest = this.#cached.keys().next().value;
+            if (oldest !== undefined) this.#cached.delete(oldest);
+          }
+          this.#cached.set(key, { value, until: this.#now() + keep });
+        }
+        return value;
+      });
+      const settled = fetching.finally(() => this.#fetching.delete(key));
+      settled.catch(() => {});
+      this.#fetching.set(key, fetching);
     }
     return fetching;
   }
@@ -85,8 +134,12 @@ export class MetadataDocuments {
     return this.#options.now?.() ?? Date.now();
   }
 
-  async #fetch(url: URL, clientId: string): Promise<ClientMetadataDocument> {
-    const shown = clientId.slice(0, 200);
+  async #fetch<T>(
+    url: URL,
+    text: string,
+    check: (parsed: unknown, shown: string) => T,
+  ): Promise<{ value: T; keep: number }> {
+    const shown = text.slice(0, 200);
     const timeoutMs = this.#options.timeoutMs ?? METADATA_FETCH_TIMEOUT_MS;
     const signal = AbortSignal.timeout(timeoutMs);
     const timedOut = () =>
@@ -147,15 +200,11 @@ export class MetadataDocuments {
       } catch {
         throw gatewayError('CIMD_DOCUMENT_INVALID', { url: shown, problem: 'it is not JSON' });
       }
-      const checked = checkMetadataDocument(parsed, clientId);
-      if (!checked.ok) {
-        throw gatewayError('CIMD_DOCUMENT_INVALID', { url: shown, problem: checked.problem });
-      }
+      const value = check(parsed, shown);
       const header = (name: string) => {
-        const value = answer.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
+        const field = answer.headers[name];
+        return Array.isArray(field) ? field.join(', ') : field;
       };
-      const now = this.#now();
       const keep = freshnessMs(
         {
           ...(header('cache-control') === undefined
@@ -164,17 +213,10 @@ export class MetadataDocuments {
           ...(header('expires') === undefined ? {} : { expires: header('expires') }),
           ...(header('date') === undefined ? {} : { date: header('date') }),
         },
-        now,
+        this.#now(),
       );
       this.fetched += 1;
-      if (keep > 0) {
-        if (this.#cached.size >= MAX_CACHED) {
-          const oldest = this.#cached.keys().next().value;
-          if (oldest !== undefined) this.#cached.delete(oldest);
-        }
-        this.#cached.set(clientId, { document: checked.document, until: now + keep });
-      }
-      return checked.document;
+      return { value, keep };
     } finally {
       agent.close().catch(() => {});
     }
@@ -243,6 +285,16 @@ async function readBounded(
     throw gatewayError('CIMD_FETCH_FAILED', { url: shown, problem: describe(error) });
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A JWK set: an object whose `keys` is an array of objects. */
+function jwksOf(parsed: unknown): JSONWebKeySet | undefined {
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const keys = (parsed as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'object' && key !== null)) {
+    return undefined;
+  }
+  return { keys: keys as JSONWebKeySet['keys'] };
 }
 
 /** Stops reading a body: the connection is closed, and its abort is nobody's error. */

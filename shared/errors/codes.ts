@@ -810,7 +810,7 @@ export const ERROR_CODES = {
     status: 400,
     message: 'the client ID metadata document at {url} is not valid: {problem}',
     summary:
-      'The document must be a JSON object whose client_id is its URL exactly, with redirect_uris, no client secret, and token_endpoint_auth_method none.',
+      'The document must be a JSON object whose client_id is its URL exactly, with redirect_uris, no client secret, and token_endpoint_auth_method none or private_key_jwt (with jwks_uri or jwks); a jwks_uri must serve a JWK set.',
     hint: 'Fix the field the message names (docs/oauth.md, "Client ID metadata documents").',
   },
   OAUTH_INVALID_REQUEST: {

@@ -4,11 +4,10 @@
 // - the URL (clientIdUrlProblem): https, a path other than "/", no fragment, no user or password,
 //   no "." or ".." path segments (a query is allowed);
 // - the document (checkMetadataDocument): a JSON object whose client_id is the URL exactly, with
-//   redirect_uris (absolute URLs), no client secret, and a token_endpoint_auth_method of `none`
-//   (the only one the gateway takes for these clients: PKCE and the agent's identity proof at the
-//   authorization endpoint bind its code; private_key_jwt with a jwks_uri is not supported), and
-//   grant_types, when given, naming authorization_code (client_credentials is not offered to
-//   these clients);
+//   redirect_uris (absolute URLs), no client secret, a token_endpoint_auth_method of `none` (the
+//   default: PKCE and the agent's identity proof at the authorization endpoint bind its code) or
+//   `private_key_jwt` with its keys (`jwks_uri`, https, or `jwks` inline), and grant_types, when
+//   given, naming authorization_code (client_credentials is not offered to these clients);
 // - how long a fetched document may be used (freshnessMs): its Cache-Control max-age, else its
 //   Expires, at most 24 hours; no-store, no-cache or neither header: not kept.
 import { isRecord } from '../json/is-record.js';
@@ -65,6 +64,11 @@ export interface ClientMetadataDocument {
   readonly clientId: string;
   readonly clientName: string | undefined;
   readonly redirectUris: readonly string[];
+  readonly authMethod: 'none' | 'private_key_jwt';
+  /** private_key_jwt: where its keys are (fetched under the same profile)… */
+  readonly jwksUri?: string;
+  /** …or the keys themselves. */
+  readonly jwks?: { readonly keys: readonly Record<string, unknown>[] };
 }
 
 export type MetadataDocumentCheck =
@@ -81,11 +85,16 @@ export function checkMetadataDocument(document: unknown, url: string): MetadataD
   for (const secret of ['client_secret', 'client_secret_expires_at']) {
     if (secret in document) return refuse(`it has ${secret} (a document is public)`);
   }
-  const method = document.token_endpoint_auth_method;
-  if (method !== undefined && method !== 'none') {
+  const method = document.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none' && method !== 'private_key_jwt') {
     return refuse(
-      `token_endpoint_auth_method ${JSON.stringify(method).slice(0, 40)} is not supported; use none`,
+      `token_endpoint_auth_method ${JSON.stringify(method).slice(0, 40)} is not supported; use none or private_key_jwt`,
     );
+  }
+  const keys = keysOf(document);
+  if (typeof keys === 'string') return refuse(keys);
+  if (method === 'private_key_jwt' && keys === undefined) {
+    return refuse('private_key_jwt needs jwks_uri (https) or jwks');
   }
   const grants = document.grant_types;
   if (grants !== undefined) {
@@ -113,8 +122,36 @@ export function checkMetadataDocument(document: unknown, url: string): MetadataD
       clientId: url,
       clientName: typeof name === 'string' ? name.slice(0, 200) : undefined,
       redirectUris: uris as string[],
+      authMethod: method,
+      ...(method === 'private_key_jwt' ? keys : {}),
     },
   };
+}
+
+/** The document's keys: `jwks_uri` or `jwks`, a problem, or undefined for none. */
+function keysOf(
+  document: Readonly<Record<string, unknown>>,
+):
+  | { jwksUri: string }
+  | { jwks: { keys: readonly Record<string, unknown>[] } }
+  | string
+  | undefined {
+  const { jwks_uri: uri, jwks } = document;
+  if (uri !== undefined && jwks !== undefined) return 'it has both jwks_uri and jwks';
+  if (uri !== undefined) {
+    if (typeof uri !== 'string' || !/^https:\/\//.test(uri) || !isAbsoluteUrl(uri)) {
+      return 'jwks_uri is not an https URL';
+    }
+    return { jwksUri: uri };
+  }
+  if (jwks !== undefined) {
+    const list = isRecord(jwks) ? jwks.keys : undefined;
+    if (!Array.isArray(list) || list.length === 0 || !list.every(isRecord)) {
+      return 'jwks is not a JWK set with keys';
+    }
+    return { jwks: { keys: list } };
+  }
+  return undefined;
 }
 
 function isAbsoluteUrl(text: string): boolean {

@@ -36,7 +36,7 @@ const AUTH_METHOD_DESCRIPTIONS: Record<OAuthClientAuthMethod, string> = {
   client_secret_post: 'A secret, sent in the token request form; HTTP Basic works too.',
   private_key_jwt:
     "No secret: an RFC 7523 client assertion (EdDSA) signed by the agent's own Ed25519 key.",
-  none: "A client ID metadata document client (metadataUrl): no client authentication; PKCE and the agent's identity proof at /oauth/authorize bind its code.",
+  none: "A client ID metadata document client (metadataUrl) without client authentication: PKCE and the agent's identity proof at /oauth/authorize bind its code (such a client's document may also say PRIVATE_KEY_JWT, with its own keys).",
 };
 
 const AuthMethodEnum = builder.enumType('OAuthClientAuthMethod', {

@@ -156,7 +156,7 @@ function metadataDocumentClientOf(
     throw accessDenied('the agent_credential names no agent of this gateway');
   }
   return {
-    client: metadataDocumentClient(tenant, agent, document.clientId, document.redirectUris),
+    client: metadataDocumentClient(tenant, agent, document),
     tenant,
   };
 }

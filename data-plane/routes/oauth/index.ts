@@ -19,6 +19,7 @@ import { AuthFailureLimiter, type AuthFailureLimits } from '../../oauth/auth-fai
 import { AuthorizationCodes } from '../../oauth/authorization-codes.js';
 import { ClientAuthenticator } from '../../oauth/client-auth.js';
 import type { IssuedTokenRecorder } from '../../oauth/issued-tokens.js';
+import { MetadataDocumentAuthenticator } from '../../oauth/metadata-document-auth.js';
 import type { MetadataDocuments } from '../../oauth/metadata-documents.js';
 import { parseFormParams } from '../../oauth/request-params.js';
 import { RevokedTokens } from '../../oauth/revocations.js';
@@ -147,6 +148,10 @@ async function registerOAuthRoutes(
     (_request, reply) => serveJwks(deps.store, deps.signer, reply),
   );
   const codes = deps.authorizationCodes ?? new AuthorizationCodes();
+  const documentClients =
+    deps.metadataDocuments === undefined
+      ? undefined
+      : new MetadataDocumentAuthenticator(deps.metadataDocuments);
   const authorizeDeps = {
     identity: deps.identity,
     codes,
@@ -210,7 +215,7 @@ async function registerOAuthRoutes(
         },
       },
     },
-    (request, reply) => issueToken(ctx, { codes, revocation }, request, reply),
+    (request, reply) => issueToken(ctx, { codes, revocation, documentClients }, request, reply),
   );
   app.post(
     INTROSPECT_PATH,

@@ -15,10 +15,11 @@
 // `sub` is the delegate and whose RFC 8693 §4.1 `act` names the delegators, the nearest
 // outermost: { sub: <its delegator>, act: { sub: <that one's delegator>, … } } down to the root
 // agent. No `act` without delegation.
-// A client ID metadata document client (its client_id an https URL, docs/oauth.md) does not
-// authenticate: it presents its URL and a code the authorization endpoint gave it after the
-// agent's identity proof, with PKCE; the code names its tenant and agent. It gets
-// authorization_code only (client_credentials: unauthorized_client).
+// A client ID metadata document client (its client_id an https URL, docs/oauth.md) presents its
+// URL and a code the authorization endpoint gave it after the agent's identity proof, with PKCE;
+// the code names its tenant and agent. It authenticates as its document says (none, or
+// private_key_jwt with the document's keys: metadata-document-auth.ts). It gets authorization_code
+// only (client_credentials: unauthorized_client).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { gatewayError } from '../../../shared/errors/index.js';
 import { isMetadataDocumentClientId } from '../../../shared/oauth/client-id-metadata.js';
@@ -29,18 +30,22 @@ import {
   s256,
 } from '../../oauth/authorization-codes.js';
 import type { IssuedTokenRecord } from '../../oauth/issued-tokens.js';
+import type { MetadataDocumentAuthenticator } from '../../oauth/metadata-document-auth.js';
 import { metadataDocumentClient } from '../../oauth/metadata-document-clients.js';
 import type { IndexedClient, OAuthIndex } from '../../oauth/oauth-index.js';
 import { type OAuthParams, requiredParam, toOAuthParams } from '../../oauth/request-params.js';
 import { revokeAccessToken, type TokenRevocationDependencies } from '../../oauth/revocations.js';
 import { type ActorClaim, DEFAULT_TOKEN_LIFETIME_SECONDS } from '../../oauth/token-signer.js';
 import type { OAuthContext } from './context.js';
+import { TOKEN_PATH } from './discovery.js';
 
 export const CLIENT_CREDENTIALS = 'client_credentials';
 export const AUTHORIZATION_CODE_GRANT = 'authorization_code';
 
 export interface TokenDependencies {
   readonly codes: AuthorizationCodes;
+  /** Metadata document clients' authentication; absent: a URL client_id is an unknown client. */
+  readonly documentClients?: MetadataDocumentAuthenticator | undefined;
   /** Revokes the tokens of a replayed code. */
   readonly revocation: TokenRevocationDependencies;
 }
@@ -51,7 +56,8 @@ export async function issueToken(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const documentClient = metadataDocumentClientIdOf(request);
+  const documentClient =
+    deps.documentClients === undefined ? undefined : metadataDocumentClientIdOf(request);
   const { index, params, client, presented } =
     documentClient === undefined
       ? await authenticated(ctx, deps, request)
@@ -142,14 +148,12 @@ async function authenticated(
   return { index, params, client, presented };
 }
 
-/** The client_id of a request by a metadata document client (a URL, no client credentials). */
+/** The client_id of a request by a metadata document client (a URL, and no secret). */
 function metadataDocumentClientIdOf(request: FastifyRequest): string | undefined {
   if (request.headers.authorization !== undefined) return undefined;
   const params = toOAuthParams(request.body);
   const ids = params.get('client_id');
-  if (ids?.length !== 1 || params.has('client_secret') || params.has('client_assertion')) {
-    return undefined;
-  }
+  if (ids?.length !== 1 || params.has('client_secret')) return undefined;
   const id = ids[0] as string;
   return isMetadataDocumentClientId(id) ? id : undefined;
 }
@@ -162,6 +166,12 @@ async function metadataDocumentGrant(
   clientId: string,
 ): Promise<PresentedRequest> {
   const params = toOAuthParams(request.body);
+  const issuer = ctx.issuer();
+  const document = await (deps.documentClients as MetadataDocumentAuthenticator).authenticate(
+    clientId,
+    params,
+    [`${issuer}${TOKEN_PATH}`, issuer],
+  );
   const grantType = requiredParam(params, 'grant_type');
   if (grantType !== AUTHORIZATION_CODE_GRANT) {
     if (grantType !== CLIENT_CREDENTIALS) {
@@ -182,7 +192,7 @@ async function metadataDocumentGrant(
   if (!tenant || !agent) {
     throw gatewayError('OAUTH_INVALID_GRANT', { problem: `agent ${grant.agentId} is unknown` });
   }
-  const client = metadataDocumentClient(tenant, agent, clientId, [grant.redirectUri]);
+  const client = metadataDocumentClient(tenant, agent, document);
   return { index: ctx.index(), params, client: { client, tenant }, presented };
 }
 

@@ -7,7 +7,10 @@
 // records nothing: a private address (a gateway that does not allow them), http, a redirect (not
 // followed), an oversized document (not read beyond the limit), a slow one (the time limit), a
 // document for another client_id, a redirect_uri it does not list; client_credentials is refused.
-import { randomUUID } from 'node:crypto';
+// A document that says private_key_jwt authenticates at the token endpoint with a key of its
+// jwks_uri (fetched under the same profile): without an assertion, or with one by another key,
+// it is invalid_client; a `none` document's client sending an assertion too.
+import { generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAgent } from '../../../control-plane/services/agents.js';
@@ -205,6 +208,70 @@ describeEachDatabase('client ID metadata documents', (kind) => {
     expect(again.status).toBe(302);
     expect(documents.requested.filter((path) => clientId.endsWith(path)).length).toBe(fetches);
     expect(await recorded(clientId)).toHaveLength(1);
+  });
+
+  it('authenticates a private_key_jwt document client with a key of its jwks_uri', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const jwksPath = `/jwks/${randomUUID()}.json`;
+    documents.serve(jwksPath, { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1' }] });
+    const clientId = document({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: `${documents.origin}${jwksPath}`,
+    });
+    const agent = await addAgent();
+    const client = { client_id: clientId, token_endpoint_auth_method: 'private_key_jwt' };
+    const redeem = async (auth: oauth.ClientAuth) => {
+      const verifier = oauth.generateRandomCodeVerifier();
+      const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+      const answer = await authorize(clientId, agent, challenge);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(302);
+      const params = oauth.validateAuthResponse(as, client, answer.location!, 'st-1');
+      return oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        params,
+        REDIRECT_URI,
+        verifier,
+        insecure,
+      );
+    };
+    const signing = (key: KeyObject) =>
+      crypto.subtle.importKey('jwk', key.export({ format: 'jwk' }), { name: 'Ed25519' }, false, [
+        'sign',
+      ]);
+    const granted = await redeem(
+      oauth.PrivateKeyJwt({ key: await signing(privateKey), kid: 'k1' }),
+    );
+    const result = await oauth.processAuthorizationCodeResponse(as, client, granted);
+    expect(result.access_token).toEqual(expect.any(String));
+    expect(documents.requested).toContain(jwksPath);
+    expect((await recorded(clientId))[0]?.authMethod).toBe('private_key_jwt');
+
+    const other = generateKeyPairSync('ed25519').privateKey;
+    const wrongKey = await redeem(oauth.PrivateKeyJwt({ key: await signing(other), kid: 'k1' }));
+    expect(wrongKey.status).toBe(401);
+    expect(await wrongKey.json()).toMatchObject({ error: 'invalid_client' });
+    const none = await redeem(oauth.None());
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('refuses an assertion from a client whose document says none', async () => {
+    const clientId = document();
+    const response = await fetch(`${gateway.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: 'x',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: 'a.b.c',
+      }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: 'invalid_client' });
   });
 
   it('does not offer client_credentials to a document client', async () => {

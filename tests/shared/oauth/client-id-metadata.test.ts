@@ -55,7 +55,22 @@ describe('the document', () => {
         clientId: URL_TEXT,
         clientName: 'Example',
         redirectUris: ['https://app.example.com/callback'],
+        authMethod: 'none',
       },
+    });
+    const keyed = { ...GOOD, token_endpoint_auth_method: 'private_key_jwt' };
+    const withUri = checkMetadataDocument(
+      { ...keyed, jwks_uri: 'https://app.example.com/jwks.json' },
+      URL_TEXT,
+    );
+    expect(withUri).toMatchObject({
+      ok: true,
+      document: { authMethod: 'private_key_jwt', jwksUri: 'https://app.example.com/jwks.json' },
+    });
+    const inline = { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'abc' }] };
+    expect(checkMetadataDocument({ ...keyed, jwks: inline }, URL_TEXT)).toMatchObject({
+      ok: true,
+      document: { authMethod: 'private_key_jwt', jwks: inline },
     });
   });
 
@@ -63,7 +78,26 @@ describe('the document', () => {
     ['not an object', [], 'not a JSON object'],
     ['another client_id', { ...GOOD, client_id: `${URL_TEXT}x` }, 'client_id'],
     ['a client secret', { ...GOOD, client_secret: 's' }, 'client_secret'],
-    ['private_key_jwt', { ...GOOD, token_endpoint_auth_method: 'private_key_jwt' }, 'none'],
+    [
+      'private_key_jwt without keys',
+      { ...GOOD, token_endpoint_auth_method: 'private_key_jwt' },
+      'jwks_uri',
+    ],
+    [
+      'client_secret_basic',
+      { ...GOOD, token_endpoint_auth_method: 'client_secret_basic' },
+      'private_key_jwt',
+    ],
+    [
+      'a jwks_uri over http',
+      { ...GOOD, token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://a.example/j' },
+      'https',
+    ],
+    [
+      'both jwks and jwks_uri',
+      { ...GOOD, jwks_uri: 'https://a.example/j', jwks: { keys: [{}] } },
+      'both',
+    ],
     ['client_credentials only', { ...GOOD, grant_types: ['client_credentials'] }, 'grant_types'],
     ['no redirect_uris', { ...GOOD, redirect_uris: [] }, 'redirect_uris'],
     ['a relative redirect_uri', { ...GOOD, redirect_uris: ['/cb'] }, 'redirect_uris'],
