@@ -14,7 +14,7 @@
 // of 401 once its client id at that address, or that address, is over the limit. Both answers
 // come after the same verification work.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { gatewayError } from '../../shared/errors/index.js';
 import { decodeEd25519PublicKey } from '../../shared/identity/ed25519-multibase.js';
 import {
@@ -25,13 +25,11 @@ import {
 import { ReplayGuard } from '../agentiam/replay-guard.js';
 import { markClientRefusal } from '../refusal-subjects.js';
 import type { AuthFailureLimiter } from './auth-failure-limiter.js';
+import { verifyClientAssertion } from './client-assertion.js';
 import type { IndexedClient, OAuthIndex } from './oauth-index.js';
 import { type OAuthParams, optionalParam } from './request-params.js';
 
 export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** Longest accepted distance between now and an assertion's exp. */
-export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
-const CLOCK_SKEW_SECONDS = 30;
 /**
  * EdDSA, and its fully-specified name for the same Ed25519 signature (RFC 9864), which current
  * clients (oauth4webapi among them) write for an Ed25519 key. Nothing else verifies.
@@ -117,35 +115,12 @@ export class ClientAuthenticator {
     const agent = tenant.agents.get(client.agentId);
     const key = agent ? this.#agentKey(agent.publicKey) : undefined;
     if (!key) throw invalidClient('the agent has no Ed25519 key');
-    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
-    try {
-      ({ payload } = await jwtVerify(assertion, key, {
-        algorithms: ASSERTION_ALGORITHMS,
-        issuer: client.id,
-        subject: client.id,
-        audience: [request.tokenEndpointUrl, request.endpointUrl, request.issuer],
-        requiredClaims: ['exp', 'jti'],
-        clockTolerance: CLOCK_SKEW_SECONDS,
-      }));
-    } catch (error) {
-      if (error instanceof joseErrors.JOSEError) {
-        throw invalidClient(`client assertion refused (${error.code})`);
-      }
-      throw error;
-    }
-    const now = Math.floor(Date.now() / 1000);
-    const exp = payload.exp as number;
-    if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) {
-      throw invalidClient('client assertion exp is more than 5 minutes ahead');
-    }
-    if (typeof payload.jti !== 'string' || payload.jti === '') {
-      throw invalidClient('client assertion has no jti');
-    }
-    // The replay store remembers a claim until iat + 65 s: claiming with exp − 60 s remembers
-    // the jti until exp + 5 s, after which the assertion is refused as expired anyway.
-    const claimed = this.#assertionJtis.claim(client.id, payload.jti, exp - 60);
-    if (claimed === 'replayed') throw invalidClient('client assertion jti already used');
-    if (claimed === 'full') throw invalidClient('too many live client assertions; retry later');
+    await verifyClientAssertion(assertion, key, {
+      clientId: client.id,
+      audiences: [request.tokenEndpointUrl, request.endpointUrl, request.issuer],
+      algorithms: ASSERTION_ALGORITHMS,
+      jtis: this.#assertionJtis,
+    });
   }
 
   #agentKey(publicKey: string): KeyObject | undefined {

@@ -3,20 +3,20 @@
 // assertion sent anyway is refused), or `private_key_jwt` (an RFC 7523 client assertion whose
 // iss and sub are the client's URL and whose audience is the token endpoint or the issuer, signed
 // by a key of the document's `jwks` or `jwks_uri`, the latter fetched under the documents' strict
-// profile; each jti once). jose verifies; the keys come from the document, never from the
+// profile; each jti once: client-assertion.ts). The keys come from the document, never from the
 // assertion's header.
-import { createLocalJWKSet, errors as joseErrors, jwtVerify } from 'jose';
+import { createLocalJWKSet } from 'jose';
 import { gatewayError } from '../../shared/errors/index.js';
 import type { ClientMetadataDocument } from '../../shared/oauth/client-id-metadata.js';
 import { ReplayGuard } from '../agentiam/replay-guard.js';
+import { verifyClientAssertion } from './client-assertion.js';
+import { JWT_BEARER_ASSERTION_TYPE } from './client-auth.js';
 import type { MetadataDocuments } from './metadata-documents.js';
 import { type OAuthParams, optionalParam } from './request-params.js';
 
-const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER = JWT_BEARER_ASSERTION_TYPE;
 /** Asymmetric algorithms only: a document's keys are public. */
 const ALGORITHMS = ['EdDSA', 'Ed25519', 'ES256', 'ES384', 'PS256', 'RS256'];
-const CLOCK_SKEW_SECONDS = 30;
-const MAX_LIFETIME_SECONDS = 300;
 
 export class MetadataDocumentAuthenticator {
   readonly #documents: MetadataDocuments;
@@ -46,30 +46,12 @@ export class MetadataDocumentAuthenticator {
       );
     }
     const keys = document.jwks ?? (await this.#documents.jwks(document.jwksUri as string));
-    let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
-    try {
-      ({ payload } = await jwtVerify(assertion, createLocalJWKSet(keys as never), {
-        algorithms: ALGORITHMS,
-        issuer: clientId,
-        subject: clientId,
-        audience: [...audiences],
-        requiredClaims: ['exp', 'jti'],
-        clockTolerance: CLOCK_SKEW_SECONDS,
-      }));
-    } catch (error) {
-      if (error instanceof joseErrors.JOSEError) {
-        throw invalidClient(`client assertion refused (${error.code})`);
-      }
-      throw error;
-    }
-    const now = Math.floor(Date.now() / 1000);
-    const exp = payload.exp as number;
-    if (exp > now + MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) {
-      throw invalidClient('client assertion exp is more than 5 minutes ahead');
-    }
-    const claimed = this.#jtis.claim(clientId, String(payload.jti), exp - 60);
-    if (claimed === 'replayed') throw invalidClient('client assertion jti already used');
-    if (claimed === 'full') throw invalidClient('too many live client assertions; retry later');
+    await verifyClientAssertion(assertion, createLocalJWKSet(keys as never), {
+      clientId,
+      audiences,
+      algorithms: ALGORITHMS,
+      jtis: this.#jtis,
+    });
     return document;
   }
 }
