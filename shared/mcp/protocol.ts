@@ -158,6 +158,8 @@ export const MCP_METHODS = Object.freeze({
   /** The first message of a listen stream. */
   SUBSCRIPTIONS_ACKNOWLEDGED: 'notifications/subscriptions/acknowledged',
   TOOLS_LIST_CHANGED: 'notifications/tools/list_changed',
+  /** A client's (or server's) cancellation of a request it sent (`params.requestId`). */
+  CANCELLED: 'notifications/cancelled',
   /** A request for input: a form, or (mode url) a page for the user to open. */
   ELICITATION_CREATE: 'elicitation/create',
   /** 2025-11-25: the URL-mode elicitation named by `elicitationId` is complete. */

@@ -5,7 +5,8 @@
 // - against the raw stateless test server: what it receives is exactly this era's (the `_meta`,
 //   the headers, no session id); tools/list filtered; a call forwarded, a denied one audited and
 //   not forwarded; the server's own InputRequiredResult reaches the client as an elicitation
-//   request, whose answer completes the call; ping is answered by the gateway;
+//   request, whose answer completes the call; ping is answered by the gateway; a cancelled call's
+//   exchange is closed upstream (this era's cancellation);
 // - against an SDK v2 server that refuses the session era: list and call.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,12 +32,15 @@ describeEachDatabase('a session client in front of a stateless-only upstream', (
   beforeAll(async () => {
     upstream = await startStatelessUpstream();
     v2 = await startMcpV2Upstream({ legacy: 'reject' });
-    gateway = await startTestGateway(kind);
+    // A silent upstream is never cut by the read timeout here: only a cancellation ends `wait`.
+    gateway = await startTestGateway(kind, { mcpLimits: { readTimeoutMs: 600_000 } });
     const tenantId = gateway.tenant.id;
     await gateway.registerServer({ tenantId, serverId: 'modern', url: upstream.url });
     await gateway.registerServer({ tenantId, serverId: 'v2', url: v2.url });
     await gateway.setPolicy(tenantId, { trustedServers: ['modern', 'v2'] });
-    const agentId = await gateway.addAgent(tenantId, { allowedTools: ['echo', 'confirm'] });
+    const agentId = await gateway.addAgent(tenantId, {
+      allowedTools: ['echo', 'confirm', 'wait'],
+    });
     headers = apiKeyHeaders(gateway.tenant.key, agentId);
   });
   afterAll(async () => {
@@ -117,6 +121,30 @@ describeEachDatabase('a session client in front of a stateless-only upstream', (
       const retried = upstream.log.at(-1)!.body.params;
       expect(retried.requestState).toBe(CONFIRM_STATE);
       expect(retried.inputResponses).toEqual({ confirm: { action: 'accept', content: {} } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('closes the upstream exchange of a call the client cancels', async () => {
+    const client = await connect('modern');
+    try {
+      const before = upstream.cancelled;
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'wait', arguments: {} }, undefined, {
+        signal: controller.signal,
+      });
+      await expect
+        .poll(() => upstream.log.filter((r) => r.body?.params?.name === 'wait').length, {
+          timeout: 30_000,
+          interval: 20,
+        })
+        .toBeGreaterThan(0);
+      controller.abort(new Error('the user gave up'));
+      await expect(call).rejects.toThrow();
+      await expect
+        .poll(() => upstream.cancelled, { timeout: 30_000, interval: 20 })
+        .toBe(before + 1);
     } finally {
       await client.close();
     }

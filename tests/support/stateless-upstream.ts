@@ -9,6 +9,7 @@
 //   answers 400 MissingRequiredClientCapability unless the client declared sampling; confirm asks
 //   first (an InputRequiredResult with a form elicitation and its own requestState, CONFIRM_STATE)
 //   and answers `confirmed <text>` on the retry that carries that state and an accepting answer;
+//   wait never answers: its request ends when the client closes it (counted in `cancelled`);
 // - subscriptions/listen: an SSE stream that acknowledges, then carries what `notifyTools()`
 //   sends, until either side closes it;
 // - initialize (no stateless `_meta`): 400 UnsupportedProtocolVersion, as a server of this era
@@ -34,6 +35,8 @@ export interface StatelessTestUpstream {
   readonly log: readonly StatelessUpstreamRequest[];
   /** Listen streams open now. */
   readonly listening: number;
+  /** `wait` calls whose client closed them (in this era, the cancellation). */
+  readonly cancelled: number;
   /** Sends notifications/tools/list_changed on every open listen stream that asked for it. */
   notifyTools(): void;
   close(): Promise<void>;
@@ -67,6 +70,7 @@ interface Listener {
 export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
   const log: StatelessUpstreamRequest[] = [];
   const listeners = new Set<Listener>();
+  let cancelled = 0;
   const server = createServer((req, res) => {
     readJson(req)
       .then((body) => answer(req, res, body))
@@ -129,6 +133,14 @@ export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
               },
             });
           }
+        }
+        if (params.name === 'wait') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.flushHeaders();
+          res.on('close', () => {
+            cancelled += 1;
+          });
+          return;
         }
         if (params.name === 'confirm') {
           const answer = (params.inputResponses as Record<string, { action?: string }> | undefined)
@@ -207,6 +219,9 @@ export async function startStatelessUpstream(): Promise<StatelessTestUpstream> {
     log,
     get listening() {
       return listeners.size;
+    },
+    get cancelled() {
+      return cancelled;
     },
     notifyTools() {
       for (const listener of listeners) {

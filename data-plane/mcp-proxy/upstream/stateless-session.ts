@@ -12,8 +12,9 @@
 //   come back through `send`, and the call is retried upstream with them as `inputResponses` and
 //   the upstream's `requestState` verbatim, at most MAX_ROUNDS times;
 // - `listen` opens `subscriptions/listen` for the list changes and resource updates the session's
-//   GET stream carries; client notifications (initialized, cancelled) have no destination in
-//   this era and are accepted;
+//   GET stream carries; client notifications have no destination in this era: they are accepted,
+//   and `notifications/cancelled` aborts the exchange of the request it names (in this era,
+//   closing a request's stream is its cancellation);
 // - what has no request of its own in this era is kept here: `ping` is answered (the upstream has
 //   no session to keep alive) and `logging/setLevel` sets the level every later request carries
 //   in its `_meta`.
@@ -64,6 +65,8 @@ export class StatelessSession implements UpstreamSession {
   readonly #closing = new AbortController();
   /** Set by the client's logging/setLevel; sent in every request's `_meta`. */
   #logLevel: string | undefined;
+  /** The exchanges in flight, by the id of the client's request (a cancellation closes one). */
+  readonly #inFlight = new Map<string, { close(): Promise<void> }>();
   /** The client's answers awaited, by the id of the gateway's request. */
   readonly #awaited = new Map<string, (response: JsonRpcResponse) => void>();
 
@@ -101,7 +104,16 @@ export class StatelessSession implements UpstreamSession {
   }
 
   async send(message: JsonRpcNotification | JsonRpcResponse): Promise<void> {
-    if ('method' in message) return; // No client notification travels in this era.
+    if ('method' in message) {
+      // No client notification travels in this era; a cancellation closes its request's stream.
+      if (message.method === MCP_METHODS.CANCELLED && isRecord(message.params)) {
+        const requestId = message.params.requestId;
+        if (typeof requestId === 'string' || typeof requestId === 'number') {
+          await this.#inFlight.get(String(requestId))?.close();
+        }
+      }
+      return;
+    }
     const id = String(message.id);
     const waiting = this.#awaited.get(id);
     if (waiting === undefined) return;
@@ -159,6 +171,7 @@ export class StatelessSession implements UpstreamSession {
     );
     const stop = () => exchange.close();
     this.#closing.signal.addEventListener('abort', stop, { once: true });
+    this.#inFlight.set(String(message.id), exchange);
     try {
       return await exchange.request(
         {
@@ -174,6 +187,8 @@ export class StatelessSession implements UpstreamSession {
       );
     } finally {
       this.#closing.signal.removeEventListener('abort', stop);
+      if (this.#inFlight.get(String(message.id)) === exchange)
+        this.#inFlight.delete(String(message.id));
     }
   }
 
