@@ -20,9 +20,10 @@
 //   relayed unchanged, subject to method blocking and the `_meta` credential scan, with the
 //   upstream's HTTP status (this era gives 404 and 400 answers a meaning the client reads).
 // Which era a server speaks is learnt with the first request to it (a server/discover asked
-// first, and any answer since) and remembered for ERA_MEMORY_MS: an upstream that answers a
-// stateless request with a 4xx that is not one of this era's errors speaks only the session era,
-// and its requests go over the gateway's own upstream session for the agent (session-bridge.ts).
+// first, and any answer since) and remembered for five minutes (upstream-eras.ts): an upstream
+// that answers a stateless request with a 4xx that is not one of this era's errors speaks only
+// the session era, and its requests go over the gateway's own upstream session for the agent
+// (session-bridge.ts).
 // Everything above applies unchanged: the bridge only carries the requests.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -37,7 +38,6 @@ import {
   MCP_META_KEYS,
   MCP_METHODS,
   MCP_PARAM_HEADER_PREFIX,
-  STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
 import type { StatelessRequest } from '../../shared/mcp/stateless-request.js';
@@ -63,6 +63,7 @@ import type {
 import { ReplayLogs } from './transport/replay.js';
 import { type CallStream, ServerStream } from './transport/response-stream.js';
 import type { StatelessUpstream } from './upstream/index.js';
+import { answersLikeSessionEra, type UpstreamEra, UpstreamEras } from './upstream-eras.js';
 
 /** A tools/call's requestState, accepted. */
 type AcceptedInbound = Exclude<Inbound, { readonly kind: 'refused' }>;
@@ -70,8 +71,6 @@ type AcceptedInbound = Exclude<Inbound, { readonly kind: 'refused' }>;
 /** One request's exchange with its upstream: its own, or over the agent's bridged session. */
 type RequestUpstream = StatelessUpstream | BridgedUpstream;
 
-/** How long a server that answered like a session-era server is taken to be one. */
-export const ERA_MEMORY_MS = 5 * 60_000;
 /** Listen streams one agent may hold open on one data plane. */
 export const MAX_LISTEN_STREAMS_PER_AGENT = 32;
 
@@ -123,13 +122,8 @@ interface ToolListener {
 export class StatelessService {
   readonly #proxy: StatelessHost;
   readonly #stopping: AbortSignal;
-  /** serverKey → the era its upstream speaks, and since when that is known. */
-  readonly #eras = new Map<
-    string,
-    { readonly era: 'stateless' | 'session'; readonly at: number }
-  >();
-  /** serverKey → the probe learning its era, shared by the requests that arrive meanwhile. */
-  readonly #probes = new Map<string, Promise<'stateless' | 'session'>>();
+  /** The era each upstream server speaks, as learnt. */
+  readonly #eras = new UpstreamEras();
   readonly #bridges: SessionBridges;
   readonly #toolListeners = new Set<ToolListener>();
 
@@ -351,7 +345,7 @@ export class StatelessService {
     server: CompiledServer,
     incoming: StatelessIncoming,
     method: string | undefined,
-    era: 'stateless' | 'session',
+    era: UpstreamEra,
   ): RequestUpstream {
     const deps = this.#proxy.deps;
     const config = {
@@ -380,56 +374,38 @@ export class StatelessService {
 
   /**
    * The era `server` speaks: remembered, else learnt by asking it server/discover as this client
-   * (a session-era server refuses that with a 4xx that is not this era's). An upstream that cannot
-   * be reached is taken to speak this era for this request, and not remembered.
+   * (upstream-eras.ts). An upstream that cannot be reached is taken to speak this era for this
+   * request, and not remembered.
    */
-  async #eraOf(
+  #eraOf(
     tenant: CompiledTenant,
     agent: CompiledAgent,
     server: CompiledServer,
     incoming: StatelessIncoming,
-  ): Promise<'stateless' | 'session'> {
-    const known = this.#eras.get(server.serverKey);
-    if (known !== undefined && Date.now() - known.at < ERA_MEMORY_MS) return known.era;
-    let probe = this.#probes.get(server.serverKey);
-    if (probe === undefined) {
-      probe = this.#probe(tenant, agent, server, incoming).finally(() =>
-        this.#probes.delete(server.serverKey),
+  ): Promise<UpstreamEra> {
+    return this.#eras.learn(server.serverKey, async () => {
+      const upstream = this.#upstream(
+        tenant,
+        agent,
+        server,
+        incoming,
+        MCP_METHODS.SERVER_DISCOVER,
+        'stateless',
       );
-      this.#probes.set(server.serverKey, probe);
-    }
-    return probe;
-  }
-
-  async #probe(
-    tenant: CompiledTenant,
-    agent: CompiledAgent,
-    server: CompiledServer,
-    incoming: StatelessIncoming,
-  ): Promise<'stateless' | 'session'> {
-    const upstream = this.#upstream(
-      tenant,
-      agent,
-      server,
-      incoming,
-      MCP_METHODS.SERVER_DISCOVER,
-      'stateless',
-    );
-    let response: JsonRpcResponseMessage | undefined;
-    try {
-      response = (await upstream.request({
-        jsonrpc: '2.0',
-        id: `agent-gateway-${randomUUID()}`,
-        method: MCP_METHODS.SERVER_DISCOVER,
-        params: { _meta: incoming.message.params?._meta },
-      } as never)) as JsonRpcResponseMessage;
-    } catch (error) {
-      if (!upstreamFailureOf(error)) throw error;
-      if (upstream.status === 0 || upstream.status >= 500) return 'stateless';
-    }
-    if (this.#answeredLikeSessionEra(server, upstream.status, response)) return 'session';
-    this.#eras.set(server.serverKey, { era: 'stateless', at: Date.now() });
-    return 'stateless';
+      let response: JsonRpcResponseMessage | undefined;
+      try {
+        response = (await upstream.request({
+          jsonrpc: '2.0',
+          id: `agent-gateway-${randomUUID()}`,
+          method: MCP_METHODS.SERVER_DISCOVER,
+          params: { _meta: incoming.message.params?._meta },
+        } as never)) as JsonRpcResponseMessage;
+      } catch (error) {
+        if (!upstreamFailureOf(error)) throw error;
+        if (upstream.status === 0 || upstream.status >= 500) return undefined;
+      }
+      return answersLikeSessionEra(upstream.status, response) ? 'session' : 'stateless';
+    });
   }
 
   /** A request whose upstream turned out to speak the session era: served again, bridged. */
@@ -537,7 +513,7 @@ export class StatelessService {
       server,
       incoming,
       MCP_METHODS.TOOLS_LIST,
-      this.#knownEra(server),
+      this.#eras.known(server.serverKey),
     );
     try {
       const meta = incoming.message.params?._meta;
@@ -712,25 +688,17 @@ export class StatelessService {
     }
   }
 
-  /** The era `server` is known to speak (this era until learnt otherwise). */
-  #knownEra(server: CompiledServer): 'stateless' | 'session' {
-    const known = this.#eras.get(server.serverKey);
-    return known !== undefined && Date.now() - known.at < ERA_MEMORY_MS ? known.era : 'stateless';
-  }
-
   /**
-   * True (and remembered) when an upstream answered a stateless request with a 4xx that is not
-   * this era's: what a session-era server answers a request without a session.
+   * True (and remembered) when an upstream answered a stateless request the way a session-era
+   * server answers a request without a session.
    */
   #answeredLikeSessionEra(
     server: CompiledServer,
     status: number,
     response: JsonRpcResponseMessage | undefined,
   ): boolean {
-    if (status < 400 || status >= 500) return false;
-    const code = response?.error?.code;
-    if (code !== undefined && STATELESS_ERA_ERROR_CODES.has(code)) return false;
-    this.#eras.set(server.serverKey, { era: 'session', at: Date.now() });
+    if (!answersLikeSessionEra(status, response)) return false;
+    this.#eras.remember(server.serverKey, 'session');
     return true;
   }
 }
