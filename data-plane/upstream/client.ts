@@ -8,6 +8,11 @@
 //   protocol version and the `Mcp-Session-Id` (absent for stateless servers) are kept in a
 //   bounded LRU. A 404 to a request carrying a session id means the session is gone: the session
 //   is opened again and the call retried once.
+// - A server of the stateless era only (2026-07-28: it refuses initialize with 400 and one of
+//   that era's errors) gets each request alone instead, with that era's `_meta` (the gateway's
+//   clientInfo, no capabilities) and headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name): so a
+//   registration learns its tools and inspect forwards to it. What it was found to be is kept for
+//   the key as a session is.
 // - The request id is the agent's: the message is sent as given, never rewritten.
 // - Every connection passes the egress policy on the address it goes to (egress-connector.ts).
 // - Server-initiated requests and notifications in an SSE answer are not relayed in this version.
@@ -17,8 +22,12 @@ import {
   INSPECT_OFFERED_PROTOCOL_VERSION,
   MCP_ACCEPT,
   MCP_HEADERS,
+  MCP_META_KEYS,
   MCP_METHODS,
+  STATELESS_ERA_ERROR_CODES,
+  STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
+import { encodeHeaderValue, namedValueOf } from '../../shared/mcp/stateless-request.js';
 import {
   createEgressConnector,
   DEFAULT_UPSTREAM_EGRESS,
@@ -146,6 +155,9 @@ class Session {
   id: string | undefined = undefined;
   protocolVersion = '';
   ready = false;
+  /** The upstream speaks only the stateless era (it refused initialize as such a server does):
+   *  every request goes alone, with that era's `_meta` and headers, and no session id. */
+  stateless = false;
   opening: Promise<Session> | null = null;
 
   constructor(url: string) {
@@ -308,6 +320,19 @@ class ForwardingClient implements UpstreamClient {
     if (session === undefined || !session.ready || session.url !== target.url) {
       session = await this.#openSession(pool, sessionKey, accessToken, signal);
     }
+    if (session.stateless) {
+      const outcome = await this.#send(
+        pool,
+        session,
+        message.id,
+        JSON.stringify(this.#statelessMessage(message)),
+        accessToken,
+        signal,
+        false,
+        statelessHeaders(message),
+      );
+      return { outcome, session };
+    }
     const body = JSON.stringify(message);
     let outcome = await this.#send(pool, session, message.id, body, accessToken, signal, true);
     if (outcome.response === undefined) {
@@ -327,8 +352,15 @@ class ForwardingClient implements UpstreamClient {
     accessToken: string | undefined,
     signal: AbortSignal | undefined,
     retryOnExpiry: boolean,
+    extraHeaders: readonly string[] = [],
   ): Promise<ExchangeOutcome> {
-    const headers = ['content-type', 'application/json', 'accept', MCP_ACCEPT.POST];
+    const headers = [
+      'content-type',
+      'application/json',
+      'accept',
+      MCP_ACCEPT.POST,
+      ...extraHeaders,
+    ];
     if (session.id !== undefined) headers.push(MCP_HEADERS.SESSION_ID, session.id);
     if (session.protocolVersion !== '')
       headers.push(MCP_HEADERS.PROTOCOL_VERSION, session.protocolVersion);
@@ -388,6 +420,13 @@ class ForwardingClient implements UpstreamClient {
         },
       });
       const init = await this.#send(target, session, id, body, accessToken, undefined, false);
+      if (refusesLikeStatelessEra(init.status, init.response)) {
+        // A server of the stateless era only: no session to open; requests go alone.
+        session.stateless = true;
+        session.protocolVersion = STATELESS_PROTOCOL_VERSIONS[0];
+        session.ready = true;
+        return session;
+      }
       const result = this.#resultOf(init.response!, MCP_METHODS.INITIALIZE, init.status);
       const version = result.protocolVersion;
       if (typeof version !== 'string' || version === '') {
@@ -406,6 +445,24 @@ class ForwardingClient implements UpstreamClient {
     } finally {
       session.opening = null;
     }
+  }
+
+  /** `message` as a stateless-era request: the era's `_meta`, as the gateway's own client. */
+  #statelessMessage(message: JsonRpcRequest): JsonRpcRequest {
+    const params = isRecord(message.params) ? message.params : {};
+    const meta = isRecord(params._meta) ? params._meta : {};
+    return {
+      ...message,
+      params: {
+        ...params,
+        _meta: {
+          ...meta,
+          [MCP_META_KEYS.PROTOCOL_VERSION]: STATELESS_PROTOCOL_VERSIONS[0],
+          [MCP_META_KEYS.CLIENT_INFO]: this.#clientInfo,
+          [MCP_META_KEYS.CLIENT_CAPABILITIES]: {},
+        },
+      },
+    };
   }
 
   #resultOf(response: JsonRpcResponse, method: string, status: number): Record<string, unknown> {
@@ -474,4 +531,22 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** True when an upstream refused initialize the way only a server of the stateless era does. */
+function refusesLikeStatelessEra(status: number, response: JsonRpcResponse | undefined): boolean {
+  if (status < 400 || status >= 500 || response === undefined || !isErrorResponse(response)) {
+    return false;
+  }
+  return STATELESS_ERA_ERROR_CODES.has(response.error.code);
+}
+
+/** The headers the stateless era requires of a request: its method, and its name when it has one. */
+function statelessHeaders(message: JsonRpcRequest): string[] {
+  const name = namedValueOf(message.method, message.params);
+  return [
+    MCP_HEADERS.METHOD,
+    message.method,
+    ...(name === undefined ? [] : [MCP_HEADERS.NAME, encodeHeaderValue(name)]),
+  ];
 }

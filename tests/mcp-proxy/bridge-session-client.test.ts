@@ -6,12 +6,15 @@
 //   the headers, no session id); tools/list filtered; a call forwarded, a denied one audited and
 //   not forwarded; the server's own InputRequiredResult reaches the client as an elicitation
 //   request, whose answer completes the call; ping is answered by the gateway; a cancelled call's
-//   exchange is closed upstream (this era's cancellation);
+//   exchange is closed upstream (this era's cancellation); registering the server learns its tools
+//   (the inspect forwarder speaks the stateless era to it);
 // - against an SDK v2 server that refuses the session era: list and call.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../shared/identity/scopes.js';
+import { graphql } from '../control-plane/graphql/support.js';
 import { findAuditEntry } from '../data-plane/inspect/support.js';
 import { describeEachDatabase } from '../support/databases.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -65,6 +68,22 @@ describeEachDatabase('a session client in front of a stateless-only upstream', (
     );
     return client;
   }
+
+  it('learns a stateless-only server’s tools at registration (the forwarder speaks its era)', async () => {
+    const admin = await gateway.addApiKey(gateway.tenant.id, [...ALL_SCOPES]);
+    const answer = await graphql<{ registerMcpServer: Record<string, unknown> }>(
+      gateway.url,
+      admin,
+      `mutation($input: RegisterMcpServerInput!) { registerMcpServer(input: $input) {
+        toolsRefreshedAt toolsRefreshError toolDigests } }`,
+      { input: { serverId: `modern-${kind}`, url: upstream.url } },
+    );
+    expect(answer.errors).toBeUndefined();
+    const server = answer.data?.registerMcpServer;
+    expect(server?.toolsRefreshError).toBeNull();
+    expect(server?.toolsRefreshedAt).toEqual(expect.any(String));
+    expect(Object.keys(server?.toolDigests as object).sort()).toEqual(['echo', 'secret_tool']);
+  });
 
   it('serves the session over stateless requests: discover, list, call, deny, ping', async () => {
     const client = await connect('modern');
