@@ -22,12 +22,11 @@ import {
   INSPECT_OFFERED_PROTOCOL_VERSION,
   MCP_ACCEPT,
   MCP_HEADERS,
-  MCP_META_KEYS,
   MCP_METHODS,
   STATELESS_ERA_ERROR_CODES,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../shared/mcp/protocol.js';
-import { encodeHeaderValue, namedValueOf } from '../../shared/mcp/stateless-request.js';
+import { statelessMeta, statelessRequestHeaders } from '../../shared/mcp/stateless-request.js';
 import {
   createEgressConnector,
   DEFAULT_UPSTREAM_EGRESS,
@@ -329,7 +328,7 @@ class ForwardingClient implements UpstreamClient {
         accessToken,
         signal,
         false,
-        statelessHeaders(message),
+        statelessRequestHeaders(message.method, message.params),
       );
       return { outcome, session };
     }
@@ -450,17 +449,11 @@ class ForwardingClient implements UpstreamClient {
   /** `message` as a stateless-era request: the era's `_meta`, as the gateway's own client. */
   #statelessMessage(message: JsonRpcRequest): JsonRpcRequest {
     const params = isRecord(message.params) ? message.params : {};
-    const meta = isRecord(params._meta) ? params._meta : {};
     return {
       ...message,
       params: {
         ...params,
-        _meta: {
-          ...meta,
-          [MCP_META_KEYS.PROTOCOL_VERSION]: STATELESS_PROTOCOL_VERSIONS[0],
-          [MCP_META_KEYS.CLIENT_INFO]: this.#clientInfo,
-          [MCP_META_KEYS.CLIENT_CAPABILITIES]: {},
-        },
+        _meta: statelessMeta(params._meta, { clientInfo: this.#clientInfo, capabilities: {} }),
       },
     };
   }
@@ -539,14 +532,4 @@ function refusesLikeStatelessEra(status: number, response: JsonRpcResponse | und
     return false;
   }
   return STATELESS_ERA_ERROR_CODES.has(response.error.code);
-}
-
-/** The headers the stateless era requires of a request: its method, and its name when it has one. */
-function statelessHeaders(message: JsonRpcRequest): string[] {
-  const name = namedValueOf(message.method, message.params);
-  return [
-    MCP_HEADERS.METHOD,
-    message.method,
-    ...(name === undefined ? [] : [MCP_HEADERS.NAME, encodeHeaderValue(name)]),
-  ];
 }

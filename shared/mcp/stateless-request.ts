@@ -183,6 +183,39 @@ export function encodeHeaderValue(value: string): string {
     : `${SENTINEL_START}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_END}`;
 }
 
+/**
+ * What a client of this era writes for a request it sends, as the gateway writes it when it is
+ * the client (a bridged session, the inspect forwarder): the request's own `_meta` with the
+ * era's keys set, and the headers naming its method and name (the latter in the Base64 sentinel
+ * when it is not plain ASCII); the revision's own header is the caller's.
+ */
+export function statelessMeta(
+  own: unknown,
+  client: {
+    readonly clientInfo?: unknown;
+    readonly capabilities: Readonly<Record<string, unknown>>;
+    readonly logLevel?: string | undefined;
+  },
+): Record<string, unknown> {
+  return {
+    ...(isObject(own) ? own : {}),
+    [MCP_META_KEYS.PROTOCOL_VERSION]: STATELESS_PROTOCOL_VERSIONS[0],
+    ...(isObject(client.clientInfo) ? { [MCP_META_KEYS.CLIENT_INFO]: client.clientInfo } : {}),
+    [MCP_META_KEYS.CLIENT_CAPABILITIES]: client.capabilities,
+    ...(client.logLevel === undefined ? {} : { [MCP_META_KEYS.LOG_LEVEL]: client.logLevel }),
+  };
+}
+
+/** The Mcp-Method and Mcp-Name headers of a request (flat: name, value, …). */
+export function statelessRequestHeaders(method: string, params: unknown): string[] {
+  const name = namedValueOf(method, params);
+  return [
+    MCP_HEADERS.METHOD,
+    method,
+    ...(name === undefined ? [] : [MCP_HEADERS.NAME, encodeHeaderValue(name)]),
+  ];
+}
+
 /** The request's own value that Mcp-Name mirrors (its tool, prompt or resource), if any. */
 export function namedValueOf(method: string, params: unknown): string | undefined {
   const param = NAMED_PARAM[method];

@@ -27,7 +27,7 @@ import {
   MCP_METHODS,
   STATELESS_PROTOCOL_VERSIONS,
 } from '../../../shared/mcp/protocol.js';
-import { encodeHeaderValue, namedValueOf } from '../../../shared/mcp/stateless-request.js';
+import { statelessMeta, statelessRequestHeaders } from '../../../shared/mcp/stateless-request.js';
 import { type UpstreamError, upstreamAborted, upstreamFailure } from '../../upstream/errors.js';
 import type {
   JsonRpcMessage,
@@ -166,9 +166,7 @@ export class StatelessSession implements UpstreamSession {
     options: RequestOptions,
   ): Promise<JsonRpcResponse> {
     if (this.#closing.signal.aborted) throw upstreamAborted();
-    const exchange = this.#exchange(
-      this.#exchangeConfig(message.method, namedValueOf(message.method, params)),
-    );
+    const exchange = this.#exchange(this.#exchangeConfig(message.method, params));
     const stop = () => exchange.close();
     this.#closing.signal.addEventListener('abort', stop, { once: true });
     this.#inFlight.set(String(message.id), exchange);
@@ -226,27 +224,21 @@ export class StatelessSession implements UpstreamSession {
   }
 
   #meta(own: unknown): Record<string, unknown> {
-    return {
-      ...(isRecord(own) ? own : {}),
-      [MCP_META_KEYS.PROTOCOL_VERSION]: STATELESS_VERSION,
-      ...(isRecord(this.#client.clientInfo)
-        ? { [MCP_META_KEYS.CLIENT_INFO]: this.#client.clientInfo }
-        : {}),
-      [MCP_META_KEYS.CLIENT_CAPABILITIES]: this.#client.capabilities,
-      ...(this.#logLevel === undefined ? {} : { [MCP_META_KEYS.LOG_LEVEL]: this.#logLevel }),
-    };
+    return statelessMeta(own, {
+      clientInfo: this.#client.clientInfo,
+      capabilities: this.#client.capabilities,
+      logLevel: this.#logLevel,
+    });
   }
 
-  #exchangeConfig(method: string, name: string | undefined): StatelessUpstreamConfig {
+  #exchangeConfig(method: string, params: unknown): StatelessUpstreamConfig {
     return {
       ...this.#config,
       protocolVersion: STATELESS_VERSION,
       forwardedHeaders: [
         MCP_HEADERS.PROTOCOL_VERSION,
         STATELESS_VERSION,
-        MCP_HEADERS.METHOD,
-        method,
-        ...(name === undefined ? [] : [MCP_HEADERS.NAME, encodeHeaderValue(name)]),
+        ...statelessRequestHeaders(method, params),
       ],
     };
   }
