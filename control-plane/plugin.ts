@@ -7,6 +7,7 @@ import { consolePlugin } from './console/plugin.js';
 import { type GraphQLPluginOptions, graphqlPlugin } from './graphql/server.js';
 import { agentIdentityRoutes } from './routes/agent-identity.js';
 import { agentsSpawnRoutes } from './routes/agents-spawn.js';
+import { auditCheckpointRoutes } from './routes/audit-checkpoints.js';
 import { auditExportRoutes } from './routes/audit-export.js';
 import { credentialsIssueRoutes } from './routes/credentials-issue.js';
 import { oauthRegisterRoutes } from './routes/oauth-register.js';
@@ -30,6 +31,7 @@ export async function controlPlanePlugin(
   await app.register(agentsSpawnRoutes, deps);
   await app.register(agentIdentityRoutes, deps);
   await app.register(auditExportRoutes, deps);
+  await app.register(auditCheckpointRoutes, deps);
   await app.register(consolePlugin, { dir: deps.consoleDir });
   if (deps.configStream) {
     await app.register(configStreamPlugin, {

@@ -213,6 +213,18 @@ export const SETTINGS = {
     parse: boolean,
     help: '`true`: client ID metadata documents may be fetched from private addresses too (loopback, RFC 1918, ULA, CGNAT); the egress policy still applies. Off by default: the fetch is triggered by unauthenticated callers of /oauth/authorize ([docs/oauth.md](docs/oauth.md#client-id-metadata-documents)).',
   }),
+  auditCheckpointEntries: setting({
+    name: 'AGENT_GATEWAY_AUDIT_CHECKPOINT_ENTRIES',
+    default: '1000',
+    parse: integer(1, 10_000_000),
+    help: "A tenant's signed audit checkpoint is cut once this many entries were appended since its last one (or after AGENT_GATEWAY_AUDIT_CHECKPOINT_SECONDS, whichever comes first). Cut by the process holding the master key (`start`, the control plane) off the append path ([docs/audit.md](docs/audit.md#checkpoints)).",
+  }),
+  auditCheckpointSeconds: setting({
+    name: 'AGENT_GATEWAY_AUDIT_CHECKPOINT_SECONDS',
+    default: '60',
+    parse: integer(1, 86_400),
+    help: "A tenant's signed audit checkpoint is cut once this many seconds passed since its last one with at least one new entry. The smaller it is, the sooner an auditor can hold a checkpoint that covers an entry.",
+  }),
   graphqlIntrospection: setting({
     name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',
     default: 'true',

@@ -4,6 +4,7 @@
 // event bus. The role decides which planes a process serves (docs/architecture.md).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { AuditCheckpointer } from '../control-plane/audit/checkpointer.js';
 import type { Caller } from '../control-plane/graphql/context.js';
 import { KillFanOut } from '../control-plane/kill/fan-out.js';
 import { controlPlanePlugin } from '../control-plane/plugin.js';
@@ -122,6 +123,11 @@ export interface GatewayRuntime {
    * from build on; `start()` it once migrated to handle kills no fan-out propagated yet.
    */
   readonly killFanOut: KillFanOut | undefined;
+  /**
+   * Cuts the tenants' signed audit checkpoints (roles `all` and `control-plane`); `start()` it
+   * once migrated and given the master key. Data planes never sign.
+   */
+  readonly auditCheckpoints: AuditCheckpointer | undefined;
   /** This process's name: a kill's receivedBy and its confirmation, every audit entry's metadata.writtenBy (default `local`). */
   readonly processName: string;
   /**
@@ -205,6 +211,8 @@ export interface GatewayRuntimeOptions {
   readonly cimdCa?: string;
   /** The metadata document fetch's time limit (default 5 s; tests shorten it). */
   readonly cimdTimeoutMs?: number;
+  /** When checkpoints are cut (AGENT_GATEWAY_AUDIT_CHECKPOINT_ENTRIES, _SECONDS). */
+  readonly auditCheckpoint?: { readonly entries?: number; readonly seconds?: number };
   /** Refusal auditing's clock and bounds (tests move the clock past a window). */
   readonly refusalAudit?: Omit<RefusalAuditorOptions, 'audit' | 'logger'>;
 }
@@ -408,8 +416,23 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           logger,
         })
       : undefined;
+  const auditCheckpoints =
+    role === 'data-plane'
+      ? undefined
+      : new AuditCheckpointer({
+          db,
+          custody: keyCustody,
+          publicUrl,
+          events,
+          logger,
+          entries: options.auditCheckpoint?.entries,
+          seconds: options.auditCheckpoint?.seconds,
+          onCut: (trigger) => metrics.auditCheckpoints.inc({ trigger }),
+          onFailure: () => metrics.auditCheckpointFailures.inc(),
+        });
   if (role !== 'data-plane') {
     await app.register(controlPlanePlugin, {
+      auditCheckpoints,
       db,
       audit,
       publisher,
@@ -450,6 +473,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     killApplier,
     killSwitch,
     killFanOut,
+    auditCheckpoints,
     processName,
     decisionCounts,
     async registerTokenSigningKey() {
@@ -459,6 +483,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     },
     async stop() {
       await killFanOut?.stop();
+      await auditCheckpoints?.stop();
       await stopRevocationPublish?.();
       publisher.stop();
       await toolRefresher.stop();

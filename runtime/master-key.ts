@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { checkSealedAuditKey } from '../control-plane/audit/signing-key.js';
 import { checkSealedCaKeys } from '../control-plane/services/agentiam/signing-keys.js';
 import { parseMasterKey } from '../shared/crypto/seal.js';
 import { gatewayError } from '../shared/errors/index.js';
@@ -64,7 +65,8 @@ export async function readMasterKey(
 }
 
 /**
- * Loads the master key and checks it against the sealed CA keys in the (migrated) database:
+ * Loads the master key and checks it against the sealed CA keys and the active audit signing key
+ * in the (migrated) database:
  * MASTER_KEY_MISMATCH when it cannot open one of them.
  */
 export async function openMasterKey(
@@ -79,8 +81,12 @@ export async function openMasterKey(
       'first start: created the master key file that seals the tenant CA keys (back it up)',
     );
   }
-  const { checked } = await checkSealedCaKeys(db, masterKey.key, masterKey.source);
-  logger.info({ source: masterKey.source, sealedKeys: checked }, 'master key opened');
+  const ca = await checkSealedCaKeys(db, masterKey.key, masterKey.source);
+  const audit = await checkSealedAuditKey(db, masterKey.key, masterKey.source);
+  logger.info(
+    { source: masterKey.source, sealedKeys: ca.checked + audit.checked },
+    'master key opened',
+  );
   return masterKey;
 }
 

@@ -36,6 +36,8 @@ export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/v1/agentiam/status-lists/:id',
   'GET /.well-known/oauth-authorization-server',
   'GET /oauth/jwks',
+  // The audit verifier keys, published like a JWKS (docs/audit.md, "Checkpoints").
+  'GET /api/v1/audit/checkpoint/key',
   // RFC 9728: where an MCP client learns which authorization server issues tokens for the proxy.
   'GET /.well-known/oauth-protected-resource/mcp/:serverId',
   // OAuth client authentication (RFC 6749 §2.3: Basic, the form, or private_key_jwt) instead of

@@ -114,6 +114,10 @@ export async function startProcess(
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
         cimdAllowPrivate: config.cimdAllowPrivate,
+        auditCheckpoint: {
+          entries: config.auditCheckpointEntries,
+          seconds: config.auditCheckpointSeconds,
+        },
         role: plan.role,
         ...(processName ? { processName } : {}),
         publicUrl: new PublicUrl(config.publicUrl),
@@ -144,6 +148,8 @@ export async function startProcess(
     await plan.start({ runtime, db, url, readiness });
     // Migrated by now: the fan-out (listening since build) handles kills no fan-out propagated.
     await runtime.killFanOut?.start();
+    // Migrated and given the master key by now: cut what is due, then follow the appends.
+    await runtime.auditCheckpoints?.start();
     const started = runtime;
     let closing: Promise<void> | undefined;
     return {

@@ -9,6 +9,7 @@ import type { PublicUrl } from '../../shared/public-url.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { KillAnswer, KillTarget } from '../../storage/tables/agent-kills.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
+import type { AuditCheckpointer } from '../audit/checkpointer.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import type { ToolRefresher } from '../tools/refresher.js';
@@ -48,6 +49,8 @@ export interface GraphQLDependencies {
    * calls it first, so it sees every decision this process made before the query.
    */
   readonly flushDecisionStats?: (() => Promise<void>) | undefined;
+  /** Cuts signed audit checkpoints (absent where nothing signs: then a cut is refused). */
+  readonly auditCheckpoints?: Pick<AuditCheckpointer, 'cut'> | undefined;
 }
 
 /** Kills an agent of the tenant and answers as the REST kill does (docs/kill-switch.md). */

@@ -23,6 +23,8 @@ export interface GatewayMetrics {
   readonly mcpProxySessions: Gauge;
   readonly mcpProxyMessages: Counter<'kind' | 'era'>;
   readonly limitHits: Counter<'limit_id' | 'action'>;
+  readonly auditCheckpoints: Counter<'trigger'>;
+  readonly auditCheckpointFailures: Counter;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
   readonly decisions: DecisionTally;
 }
@@ -132,6 +134,17 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_limit_hits_total',
       help: 'Calls that would have exceeded a usage limit or budget (docs/limits.md), by limit id and action (DENY: refused; REQUIRE_HUMAN: held for approval). Shadow counterfactuals are not counted.',
       labelNames: ['limit_id', 'action'],
+      registers: [registry],
+    }),
+    auditCheckpoints: new Counter({
+      name: 'agent_gateway_audit_checkpoints_total',
+      help: 'Signed audit checkpoints cut by this process (control plane or start), by trigger (entries, seconds, first: a tenant without one, rotation: a new audit key, demand: POST /api/v1/audit/checkpoint or cutAuditCheckpoint). A cut of an unchanged tree returns the stored checkpoint and is counted too.',
+      labelNames: ['trigger'],
+      registers: [registry],
+    }),
+    auditCheckpointFailures: new Counter({
+      name: 'agent_gateway_audit_checkpoint_failures_total',
+      help: 'Audit checkpoint cuts that failed (logged as "audit checkpoint not cut" with the reason): a tenant whose count stays above zero is not being anchored.',
       registers: [registry],
     }),
     decisions: new DecisionTally(),

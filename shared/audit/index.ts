@@ -43,6 +43,7 @@ export {
   RefusalWindows,
 } from './refusal-windows.js';
 export { toStorableAuditInput } from './storable-input.js';
+export { auditLeafHash } from './tree.js';
 export type {
   AuditEntry,
   AuditEntryInput,

@@ -591,6 +591,41 @@ export const ERROR_CODES = {
     summary: 'The data directory holds no embedded database.',
     hint: 'Point AGENT_GATEWAY_DATA_DIR or --data-dir at the gateway data directory, or set DATABASE_URL.',
   },
+  // Audit checkpoints and proofs (docs/audit.md, "Checkpoints").
+  AUDIT_CHECKPOINT_NOT_FOUND: {
+    status: 404,
+    message: 'this tenant has no signed audit checkpoint yet',
+    summary:
+      "The tenant's audit trail has no signed checkpoint yet: none was cut since the gateway learnt to cut them.",
+    hint: 'POST /api/v1/audit/checkpoint (scope audit:read) cuts one now; the gateway also cuts one within AGENT_GATEWAY_AUDIT_CHECKPOINT_SECONDS of the next entry.',
+  },
+  AUDIT_CHECKPOINT_UNAVAILABLE: {
+    status: 503,
+    message: 'audit checkpoints cannot be signed here: {reason}',
+    summary:
+      'This process cannot sign audit checkpoints: it has no master key to open the audit signing key, or it is a data plane (only the control plane signs).',
+    hint: 'Ask the control plane (or the `start` process) that holds AGENT_GATEWAY_MASTER_KEY; its start-up log says whether the master key was opened.',
+  },
+  AUDIT_PROOF_SIZE_INVALID: {
+    status: 400,
+    message: '{problem}',
+    summary:
+      "A proof was asked for a tree size that no signed checkpoint covers, or for an entry the tree size does not include: tree sizes run from 1 to the latest checkpoint's size.",
+    hint: "Read the latest checkpoint (GET /api/v1/audit/checkpoint) for the largest tree size, and ask for sizes at least the entry's position (its seq).",
+  },
+  AUDIT_ENTRY_NOT_FOUND: {
+    status: 404,
+    message: 'no audit entry {entryId} in this tenant',
+    summary: "The entry id names no entry of the caller's tenant's audit trail.",
+    hint: "Use an entry's id as the export or the auditTrail query shows it, with an API key of that entry's tenant.",
+  },
+  AUDIT_TREE_INCONSISTENT: {
+    status: 500,
+    message: 'the audit tree of tenant {tenantId} cannot be built: {problem}',
+    summary:
+      'The stored audit chain or its Merkle tree has a hole (a missing entry or node): no checkpoint or proof is made from it.',
+    hint: 'Run `agent-gateway audit export` and `agent-gateway audit verify` on the tenant to find what was removed; restore the database from a backup.',
+  },
   // Audit trail storage (docs/audit-storage.md).
   AUDIT_TENANT_UNKNOWN: {
     status: null,

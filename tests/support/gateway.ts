@@ -105,6 +105,11 @@ export async function startTestGateway(
     requestStateMasterKey?: Buffer | null;
     /** Client ID metadata documents: private addresses, extra CA, fetch time limit. */
     cimd?: { allowPrivate?: boolean; ca?: string; timeoutMs?: number };
+    /**
+     * Cut signed audit checkpoints as `start` does: the key custody gets a master key and the
+     * checkpointer starts (default: off, so other tests pay nothing for it).
+     */
+    auditCheckpoints?: { entries?: number; seconds?: number; masterKey?: Buffer };
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -141,6 +146,7 @@ export async function startTestGateway(
     ...(options.graphqlIntrospection === undefined
       ? {}
       : { graphqlIntrospection: options.graphqlIntrospection }),
+    ...(options.auditCheckpoints ? { auditCheckpoint: options.auditCheckpoints } : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();
@@ -180,6 +186,11 @@ export async function startTestGateway(
     return { id: tenant.id, name: tenant.name, key, agentId };
   };
   const tenant = await addTenant();
+  if (options.auditCheckpoints) {
+    const masterKey = options.auditCheckpoints.masterKey ?? randomBytes(32);
+    runtime.keyCustody.useMasterKey(masterKey, 'the test gateway');
+    await runtime.auditCheckpoints?.start();
+  }
   return {
     url,
     db,

@@ -1,0 +1,68 @@
+-- The anchored audit trail (docs/audit.md, "Checkpoints"): each tenant's Merkle tree over its chain
+-- (its size, and its complete subtrees, written once), the gateway-wide key that signs checkpoints
+-- (sealed), and the signed checkpoints.
+-- CreateTable
+CREATE TABLE "audit_trees" (
+    "tenantId" TEXT NOT NULL,
+    "size" BIGINT NOT NULL DEFAULT 0,
+
+    CONSTRAINT "audit_trees_pkey" PRIMARY KEY ("tenantId")
+);
+
+-- CreateTable
+CREATE TABLE "audit_tree_nodes" (
+    "tenantId" TEXT NOT NULL,
+    "level" SMALLINT NOT NULL,
+    "index" BIGINT NOT NULL,
+    "hash" BYTEA NOT NULL,
+
+    CONSTRAINT "audit_tree_nodes_pkey" PRIMARY KEY ("tenantId","level","index")
+);
+
+-- CreateTable
+CREATE TABLE "audit_signing_keys" (
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "publicKey" TEXT NOT NULL,
+    "verifierKey" TEXT NOT NULL,
+    "privateKeySealed" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'active',
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "retiredAt" TIMESTAMPTZ(3),
+
+    CONSTRAINT "audit_signing_keys_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "audit_checkpoints" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "treeSize" BIGINT NOT NULL,
+    "rootHash" TEXT NOT NULL,
+    "keyId" TEXT NOT NULL,
+    "note" TEXT NOT NULL,
+    "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "audit_checkpoints_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "audit_signing_keys_verifierKey_key" ON "audit_signing_keys"("verifierKey");
+
+-- CreateIndex
+CREATE INDEX "audit_signing_keys_status_idx" ON "audit_signing_keys"("status");
+
+-- CreateIndex
+CREATE INDEX "audit_checkpoints_tenantId_treeSize_idx" ON "audit_checkpoints"("tenantId", "treeSize");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "audit_checkpoints_tenantId_treeSize_keyId_key" ON "audit_checkpoints"("tenantId", "treeSize", "keyId");
+
+-- AddForeignKey
+ALTER TABLE "audit_trees" ADD CONSTRAINT "audit_trees_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "tenants"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "audit_checkpoints" ADD CONSTRAINT "audit_checkpoints_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "tenants"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "audit_checkpoints" ADD CONSTRAINT "audit_checkpoints_keyId_fkey" FOREIGN KEY ("keyId") REFERENCES "audit_signing_keys"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

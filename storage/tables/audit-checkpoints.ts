@@ -1,0 +1,101 @@
+// Signed audit checkpoints (audit_checkpoints): one row per tenant, tree size and signing key, the
+// signed note stored exactly as it is served. Inserting is idempotent (a second cut of the same
+// size with the same key returns the first), so two control planes cutting at once agree.
+import { randomUUID } from 'node:crypto';
+import type { SqlExecutor } from '../engine/database.js';
+
+export interface StoredCheckpoint {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly treeSize: number;
+  /** base64, as in the note. */
+  readonly rootHash: string;
+  readonly keyId: string;
+  readonly note: string;
+  readonly createdAt: Date;
+}
+
+interface CheckpointRow extends Omit<StoredCheckpoint, 'treeSize'> {
+  readonly treeSize: string | number;
+}
+
+const COLUMNS = 'id, "tenantId", "treeSize", "rootHash", "keyId", note, "createdAt"';
+
+function fromRow(row: CheckpointRow): StoredCheckpoint {
+  return { ...row, treeSize: Number(row.treeSize) };
+}
+
+/** The tenant's latest checkpoint: the largest tree size, the newest signature of it. */
+export async function latestAuditCheckpoint(
+  db: SqlExecutor,
+  tenantId: string,
+): Promise<StoredCheckpoint | null> {
+  const [row] = await db.query<CheckpointRow>(
+    `select ${COLUMNS} from audit_checkpoints where "tenantId" = $1
+     order by "treeSize" desc, "createdAt" desc limit 1`,
+    [tenantId],
+  );
+  return row ? fromRow(row) : null;
+}
+
+/** Stores a checkpoint, or returns the one already stored for this tenant, size and key. */
+export async function storeAuditCheckpoint(
+  db: SqlExecutor,
+  checkpoint: Omit<StoredCheckpoint, 'id' | 'createdAt'>,
+): Promise<StoredCheckpoint> {
+  await db.query(
+    `insert into audit_checkpoints (id, "tenantId", "treeSize", "rootHash", "keyId", note)
+     values ($1, $2, $3, $4, $5, $6)
+     on conflict ("tenantId", "treeSize", "keyId") do nothing`,
+    [
+      randomUUID(),
+      checkpoint.tenantId,
+      checkpoint.treeSize,
+      checkpoint.rootHash,
+      checkpoint.keyId,
+      checkpoint.note,
+    ],
+  );
+  const [row] = await db.query<CheckpointRow>(
+    `select ${COLUMNS} from audit_checkpoints
+     where "tenantId" = $1 and "treeSize" = $2 and "keyId" = $3`,
+    [checkpoint.tenantId, checkpoint.treeSize, checkpoint.keyId],
+  );
+  return fromRow(row as CheckpointRow);
+}
+
+/** Where each tenant's chain and checkpoints stand: what the checkpointer's sweep decides on. */
+export interface CheckpointStanding {
+  readonly tenantId: string;
+  /** Entries in the chain. */
+  readonly head: number;
+  /** The latest checkpoint's size, key and time; null before the first. */
+  readonly latest: { readonly treeSize: number; readonly keyId: string; readonly at: Date } | null;
+}
+
+export async function checkpointStandings(db: SqlExecutor): Promise<CheckpointStanding[]> {
+  const rows = await db.query<{
+    tenantId: string;
+    head: string | number | null;
+    treeSize: string | number | null;
+    keyId: string | null;
+    at: Date | null;
+  }>(
+    `select t.id as "tenantId", h.seq as head, c."treeSize", c."keyId", c."createdAt" as at
+     from tenants t
+     left join audit_chain_heads h on h."tenantId" = t.id
+     left join lateral (
+       select "treeSize", "keyId", "createdAt" from audit_checkpoints
+       where "tenantId" = t.id order by "treeSize" desc, "createdAt" desc limit 1
+     ) c on true
+     order by t.id`,
+  );
+  return rows.map((row) => ({
+    tenantId: row.tenantId,
+    head: Number(row.head ?? 0),
+    latest:
+      row.treeSize === null || row.keyId === null || row.at === null
+        ? null
+        : { treeSize: Number(row.treeSize), keyId: row.keyId, at: new Date(row.at) },
+  }));
+}
