@@ -24,6 +24,7 @@ export interface ExportFlags {
   from?: string;
   to?: string;
   output?: string;
+  proofs?: string;
   dataDir?: string;
 }
 
@@ -48,9 +49,13 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
     db = (await openStoredDatabase(flags.dataDir, 'audit export')).db;
     const trail = await openAuditExport(db, { tenant: flags.tenant, from, to });
     let count = 0;
+    let firstId: string | undefined;
+    let lastId: string | undefined;
     const counted = async function* () {
       for await (const entry of trail) {
         count++;
+        firstId ??= entry.id;
+        lastId = entry.id;
         yield entry;
       }
     };
@@ -65,6 +70,20 @@ export async function runAuditExport(flags: ExportFlags): Promise<number> {
     process.stderr.write(
       `audit export: ${count} ${count === 1 ? 'entry' : 'entries'} of tenant ${trail.tenantName} (${trail.tenantId}) from ${db.location} written to ${where}${slice}; chain head seq ${trail.head.seq} hash ${trail.head.hash}\n`,
     );
+    if (flags.proofs !== undefined) {
+      const { writeAuditProofs } = await import('./audit-proofs-file.js');
+      const written = await writeAuditProofs(db, {
+        file: resolve(flags.proofs),
+        tenantId: trail.tenantId,
+        slice: trail.filtered
+          ? firstId === undefined || lastId === undefined
+            ? null
+            : { firstId, lastId }
+          : undefined,
+        count,
+      });
+      process.stderr.write(`audit export: ${written}\n`);
+    }
     return EXIT_OK;
   } catch (error) {
     process.stderr.write(`${formatErrorLine(error)}\n`);
@@ -140,7 +159,10 @@ function parseInstant(option: string, text: string): Date {
 }
 
 /** Writes next to `file`, then renames: a failed export never leaves a partial file behind. */
-async function writeFileAtomically(file: string, text: AsyncIterable<string>): Promise<void> {
+export async function writeFileAtomically(
+  file: string,
+  text: AsyncIterable<string>,
+): Promise<void> {
   const partial = `${file}.partial-${process.pid}`;
   const out: Writable = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
   try {

@@ -18,6 +18,10 @@ export function registerAuditExport(audit: Command): void {
     .option('--from <iso>', 'only entries created at or after this time (ISO 8601)')
     .option('--to <iso>', 'only entries created before this time (ISO 8601, exclusive)')
     .option('--output <file>', 'write to this file (replaced when complete) instead of stdout')
+    .option(
+      '--proofs <file>',
+      "also write the proofs file: the tenant's latest signed checkpoint and the proofs that tie the export to it (`audit verify --proofs`)",
+    )
     .option('--data-dir <dir>', 'the embedded database to read (default: AGENT_GATEWAY_DATA_DIR)')
     .addHelpText(
       'after',
@@ -32,9 +36,14 @@ export function registerAuditExport(audit: Command): void {
         'with --after <hash of the entry before it>. Without dates the whole chain is exported',
         "up to the head committed when the export starts; the head's hash is printed on stderr.",
         '',
+        "--proofs writes, beside the export (never inside it), the tenant's latest signed",
+        'checkpoint and a consistency proof from the export to it, or for a slice the inclusion',
+        'proof of its last entry covered by the checkpoint.',
+        '',
         'Examples:',
         '  agent-gateway audit export --tenant default | agent-gateway audit verify -',
         '  agent-gateway audit export --tenant acme --from 2026-07-01 --to 2026-08-01 --output july.json',
+        '  agent-gateway audit export --tenant acme --output a.json --proofs a.proofs.json',
         '',
         'Exit codes: 0 exported, 1 the export failed (one line names the cause), 2 usage error.',
       ].join('\n'),

@@ -1,15 +1,28 @@
 // `audit verify <file>`: streams an export through the verifier and reports the first broken
-// entry. Exit codes: 0 the chain verifies, 1 it does not (or the file is not an export), 2 the
-// command could not run (usage, unreadable file).
-import { open } from 'node:fs/promises';
+// entry. With --checkpoint (and --proofs), it also anchors the export to signed checkpoints
+// (shared/audit/verify-anchors.ts): each checkpoint's signature by a trusted verifier key (--key,
+// else the audit keys of the gateway whose database it is pointed at), the root of the export's
+// first n entries against each checkpoint of size n, and the proofs file's inclusion and
+// consistency proofs. Exit codes: 0 everything verifies, 1 something does not (or the file is not
+// an export), 2 the command could not run (usage, unreadable file, no key to trust).
+import { open, readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
+  type AnchorResult,
+  type AuditProofs,
+  type CheckpointSource,
+  ExportTreeTap,
   findAuditIssueHint,
+  parseAuditProofs,
   readAuditExport,
   type VerifyAuditChainOptions,
   type VerifyAuditChainResult,
+  verifyAnchors,
   verifyAuditChain,
+  wantedByAnchors,
 } from '../../shared/audit/index.js';
+import { formatErrorLine } from '../../shared/errors/index.js';
+import { type NoteVerifierKey, parseVerifierKey } from '../../shared/tlog/index.js';
 
 const EXIT_VERIFIED = 0;
 const EXIT_BROKEN = 1;
@@ -20,6 +33,27 @@ interface VerifyFlags {
   partial?: boolean;
   after?: string;
   head?: string;
+  checkpoint: string[];
+  key: NoteVerifierKey[];
+  proofs?: string;
+  dataDir?: string;
+}
+
+/** Checkpoint fetches give up after this long. */
+const FETCH_TIMEOUT_MS = 10_000;
+/** A signed checkpoint is a few hundred bytes; a witness-cosigned one a few more. */
+const MAX_NOTE_BYTES = 64 * 1024;
+/** A proofs file holds a few proofs of a few dozen hashes each. */
+const MAX_PROOFS_BYTES = 16 * 1024 * 1024;
+
+function collect<T>(parse: (value: string) => T) {
+  return (value: string, previous: T[] = []) => [...previous, parse(value)];
+}
+
+function parseKeyOption(value: string): NoteVerifierKey {
+  const key = parseVerifierKey(value);
+  if (typeof key === 'string') throw new InvalidArgumentError(`${key}.`);
+  return key;
 }
 
 function parseHash(value: string): string {
@@ -47,9 +81,43 @@ export function registerAuditVerify(audit: Command): void {
         'some entry must have this hash (a head recorded earlier)',
       ).argParser(parseHash),
     )
+    .option(
+      '--checkpoint <file|url>',
+      'a signed checkpoint the export must agree with (repeatable): a file, or a URL such as <gateway>/api/v1/audit/checkpoint (sent with the API key in AGENT_GATEWAY_API_KEY when set)',
+      collect(String),
+      [],
+    )
+    .option(
+      '--key <verifier key>',
+      'a trusted audit verifier key, <name>+<id>+<key> (repeatable; default: the audit keys stored in the database of --data-dir or DATABASE_URL)',
+      collect(parseKeyOption),
+      [],
+    )
+    .option(
+      '--proofs <file>',
+      'the proofs file `audit export --proofs` wrote beside the export (checkpoints, inclusion and consistency proofs)',
+    )
+    .option(
+      '--data-dir <dir>',
+      'where to read the audit keys without --key (default: DATABASE_URL, else AGENT_GATEWAY_DATA_DIR)',
+    )
     .addHelpText(
       'after',
-      '\nExit codes: 0 the chain verifies, 1 it does not (the first broken entry is named),\n2 usage or I/O error. Codes and their meaning: docs/audit.md.',
+      [
+        '',
+        "Anchoring: each --checkpoint must be signed by a trusted key and name the export's tenant;",
+        "the root of the export's first n entries must equal the root of each checkpoint of size n.",
+        'A checkpoint beyond the export needs a consistency proof from the proofs file, or it fails',
+        '(not reached); for a --partial slice it is reported, and an inclusion proof anchors it.',
+        '',
+        'Examples:',
+        '  agent-gateway audit verify audit.json --checkpoint kept-checkpoint.txt --key "$AUDIT_KEY"',
+        '  agent-gateway audit export --tenant acme --output a.json --proofs a.proofs.json',
+        '  agent-gateway audit verify a.json --proofs a.proofs.json --checkpoint kept.txt',
+        '',
+        'Exit codes: 0 everything verifies, 1 something does not (the first broken entry,',
+        'checkpoint or proof is named), 2 usage or I/O error. Codes: docs/audit.md.',
+      ].join('\n'),
     )
     .exitOverride((error) => {
       // Usage errors exit 2; help and version keep their own code.
@@ -61,6 +129,13 @@ export function registerAuditVerify(audit: Command): void {
 }
 
 async function runAuditVerify(file: string, flags: VerifyFlags): Promise<number> {
+  let anchors: AnchorInputs | undefined;
+  try {
+    anchors = await readAnchorInputs(flags);
+  } catch (error) {
+    process.stderr.write(`audit verify: ${(error as Error).message}\n`);
+    return EXIT_USAGE;
+  }
   let source: AsyncIterable<Uint8Array | string>;
   if (file === '-') {
     source = process.stdin;
@@ -76,14 +151,136 @@ async function runAuditVerify(file: string, flags: VerifyFlags): Promise<number>
     ...(flags.after !== undefined ? { expectedPrevHash: flags.after } : {}),
     ...(flags.head !== undefined ? { expectedHead: flags.head } : {}),
   };
+  const wanted = anchors
+    ? wantedByAnchors(anchors.notes(), anchors.proofs)
+    : { sizes: [], ids: [] };
+  const tap = new ExportTreeTap(wanted.sizes, wanted.ids);
   let result: VerifyAuditChainResult;
   try {
-    result = await verifyAuditChain(readAuditExport(source), options);
+    result = await verifyAuditChain(tap.tap(readAuditExport(source)), options);
   } catch (error) {
     return ioError(file, error);
   }
-  process.stdout.write(flags.json ? formatJson(result) : formatText(result));
-  return result.ok ? EXIT_VERIFIED : EXIT_BROKEN;
+  const anchored =
+    anchors && result.ok
+      ? verifyAnchors({
+          checkpoints: anchors.checkpoints,
+          keys: anchors.keys,
+          proofs: anchors.proofs,
+          tap,
+          tenantId: result.tenantId,
+          partial: flags.partial === true || flags.after !== undefined,
+        })
+      : undefined;
+  process.stdout.write(
+    flags.json ? formatJson(result, anchored) : formatText(result) + formatAnchors(anchored),
+  );
+  return result.ok && (anchored?.ok ?? true) ? EXIT_VERIFIED : EXIT_BROKEN;
+}
+
+interface AnchorInputs {
+  readonly checkpoints: readonly CheckpointSource[];
+  readonly keys: readonly NoteVerifierKey[];
+  readonly proofs: AuditProofs | undefined;
+  notes(): string[];
+}
+
+/** The checkpoints, keys and proofs file the flags name; undefined when none is asked for. */
+async function readAnchorInputs(flags: VerifyFlags): Promise<AnchorInputs | undefined> {
+  if (flags.checkpoint.length === 0 && flags.proofs === undefined) return undefined;
+  const checkpoints: CheckpointSource[] = [];
+  for (const where of flags.checkpoint) {
+    checkpoints.push({ source: where, note: await readCheckpoint(where) });
+  }
+  let proofs: AuditProofs | undefined;
+  if (flags.proofs !== undefined) {
+    const text = await readBounded(flags.proofs, MAX_PROOFS_BYTES);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`${flags.proofs} is not JSON: ${(error as Error).message}`);
+    }
+    const parsed = parseAuditProofs(json);
+    if (typeof parsed === 'string')
+      throw new Error(`${flags.proofs} is not a proofs file: ${parsed}`);
+    proofs = parsed;
+  }
+  const keys = flags.key.length > 0 ? flags.key : await storedAuditKeys(flags.dataDir);
+  return {
+    checkpoints,
+    keys,
+    proofs,
+    notes: () => checkpoints.map((checkpoint) => checkpoint.note),
+  };
+}
+
+async function readCheckpoint(where: string): Promise<string> {
+  if (!/^https?:\/\//.test(where)) return readBounded(where, MAX_NOTE_BYTES);
+  const apiKey = process.env.AGENT_GATEWAY_API_KEY;
+  let response: Response;
+  try {
+    response = await fetch(where, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      redirect: 'error',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new Error(`cannot fetch the checkpoint ${where}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    const hint =
+      response.status === 401 || response.status === 403
+        ? ' (set AGENT_GATEWAY_API_KEY to an API key with audit:read)'
+        : '';
+    throw new Error(
+      `the checkpoint ${where} answered ${response.status}${hint}: ${text.slice(0, 200)}`,
+    );
+  }
+  if (text.length > MAX_NOTE_BYTES)
+    throw new Error(`the checkpoint ${where} is larger than 64 KiB`);
+  return text;
+}
+
+async function readBounded(file: string, maxBytes: number): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      `cannot read '${file}': ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
+  }
+  if (Buffer.byteLength(text) > maxBytes)
+    throw new Error(`'${file}' is larger than ${maxBytes} bytes`);
+  return text;
+}
+
+/** The audit verifier keys stored in the gateway's database (active and retired). */
+async function storedAuditKeys(dataDir: string | undefined): Promise<NoteVerifierKey[]> {
+  const { openStoredDatabase } = await import('../open-stored-database.js');
+  const { listAuditSigningKeys } = await import('../../control-plane/audit/signing-key.js');
+  let stored: Awaited<ReturnType<typeof openStoredDatabase>>;
+  try {
+    stored = await openStoredDatabase(dataDir, 'audit verify');
+  } catch (error) {
+    throw new Error(
+      `no --key given, and the gateway's audit keys cannot be read: ${formatErrorLine(error)} (pass --key <verifier key>, as GET /api/v1/audit/checkpoint/key lists them)`,
+    );
+  }
+  try {
+    const keys = await listAuditSigningKeys(stored.db);
+    if (keys.length === 0) {
+      throw new Error(
+        `no --key given, and ${stored.db.location} holds no audit key yet (pass --key <verifier key>)`,
+      );
+    }
+    return keys.map((key) => parseKeyOption(key.verifierKey));
+  } finally {
+    await stored.db.close().catch(() => {});
+  }
 }
 
 function ioError(file: string, error: unknown): number {
@@ -101,11 +298,49 @@ function ioError(file: string, error: unknown): number {
   return EXIT_USAGE;
 }
 
-function formatJson(result: VerifyAuditChainResult): string {
+function formatJson(result: VerifyAuditChainResult, anchors: AnchorResult | undefined): string {
   const output = result.ok
     ? result
     : { ...result, hint: findAuditIssueHint(result.firstBroken.code) };
-  return `${JSON.stringify(output)}\n`;
+  if (anchors === undefined) return `${JSON.stringify(output)}\n`;
+  const first = anchors.findings[0];
+  return `${JSON.stringify({
+    ...output,
+    ok: result.ok && anchors.ok,
+    anchors: first ? { ...anchors, hint: findAuditIssueHint(first.code) } : anchors,
+  })}\n`;
+}
+
+const STATUS_TEXT = {
+  matched: 'matched: the export holds exactly its history',
+  proven: 'proven by the proofs file',
+  'not-reached': 'not reached: beyond the slice, and no proof reaches it',
+  failed: 'FAILED',
+} as const;
+
+function formatAnchors(anchors: AnchorResult | undefined): string {
+  if (anchors === undefined) return '';
+  const lines = anchors.checkpoints.map((checkpoint) => {
+    const size = checkpoint.treeSize === null ? '' : ` (tree size ${checkpoint.treeSize})`;
+    const by = checkpoint.signedBy === null ? '' : `, signed by ${checkpoint.signedBy}`;
+    return `checkpoint ${checkpoint.source}${size}: ${STATUS_TEXT[checkpoint.status]}${by}`;
+  });
+  const first = anchors.findings[0];
+  if (first === undefined) {
+    lines.push(
+      `anchored: the first ${anchors.anchoredEntries} ${anchors.anchoredEntries === 1 ? 'entry is' : 'entries are'} under a signed checkpoint`,
+    );
+  } else {
+    const where = first.proof ?? first.checkpoint ?? 'the checkpoints';
+    lines.push(
+      `FAILED at ${where}: ${first.code}`,
+      `why:  ${first.message}`,
+      `hint: ${findAuditIssueHint(first.code)}`,
+    );
+    if (anchors.findings.length > 1)
+      lines.push(`${anchors.findings.length - 1} more finding(s): see --json.`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 function formatText(result: VerifyAuditChainResult): string {

@@ -56,6 +56,46 @@ export const AUDIT_ISSUE_CODES = {
     summary: 'No entry of the export has the head hash the verifier was told to expect.',
     hint: 'Entries at the end of the chain were removed, or the expected head belongs to another tenant or a later export.',
   },
+  AUDIT_CHECKPOINT_INVALID: {
+    status: null,
+    summary:
+      'A checkpoint given to the verifier is not a C2SP signed note carrying a tlog checkpoint.',
+    hint: 'Give the text GET /api/v1/audit/checkpoint answered (the note, signature lines included), byte for byte.',
+  },
+  AUDIT_CHECKPOINT_SIGNATURE_INVALID: {
+    status: null,
+    summary: 'A checkpoint carries no valid signature of any verifier key the verifier trusts.',
+    hint: "Pass the gateway's audit verifier key with --key (GET /api/v1/audit/checkpoint/key lists the current and retired ones); a checkpoint whose signature fails with the right key was edited.",
+  },
+  AUDIT_CHECKPOINT_TENANT_MISMATCH: {
+    status: null,
+    summary: "A checkpoint's origin names another tenant or another gateway than the export's.",
+    hint: "Verify each tenant's export with that tenant's checkpoints: the origin line is `<gateway>/audit/<tenant id>`.",
+  },
+  AUDIT_CHECKPOINT_ROOT_MISMATCH: {
+    status: null,
+    summary:
+      "The export's first n entries do not hash to the root of a signed checkpoint of size n: the history was rewritten after the checkpoint was cut (entries removed, changed or inserted and the chain recomputed).",
+    hint: 'Treat the export as tampered: the message names the range of entries between the last checkpoint that matched and the first that does not. Compare with another copy of the trail.',
+  },
+  AUDIT_CHECKPOINT_NOT_REACHED: {
+    status: null,
+    summary:
+      'A checkpoint covers more entries than the export, and no consistency proof shows the export as the start of its tree: the export may have been truncated or rewritten.',
+    hint: 'Export again (the export then reaches the checkpoint), or verify with the proofs file `audit export --proofs` wrote beside the export (--proofs).',
+  },
+  AUDIT_CHECKPOINTS_INCONSISTENT: {
+    status: null,
+    summary:
+      'Two signed checkpoints disagree: one tree size with two roots, or a consistency proof that does not link them. The gateway showed different histories to different parties (a split view).',
+    hint: 'Keep both checkpoints as evidence: each is signed by the audit key. Ask who controls the gateway and its database.',
+  },
+  AUDIT_PROOF_INVALID: {
+    status: null,
+    summary:
+      'A proof in the proofs file does not verify: it names an entry that is not in the export, a tree size no verified checkpoint has, or hashes that do not lead to the checkpoint root.',
+    hint: 'Use the proofs file written with this export (`audit export --proofs`) or fetch fresh proofs (GET /api/v1/audit/proof/...); a proof that fails against a valid checkpoint means the export is not the history the checkpoint signs.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type AuditIssueCode = keyof typeof AUDIT_ISSUE_CODES;

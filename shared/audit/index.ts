@@ -53,6 +53,20 @@ export type {
   JsonValue,
 } from './types.js';
 export {
+  type AnchorFinding,
+  type AnchorResult,
+  AUDIT_PROOFS_FORMAT,
+  type AuditProofs,
+  type CheckpointOutcome,
+  type CheckpointSource,
+  type CheckpointStatus,
+  ExportTreeTap,
+  parseAuditProofs,
+  type VerifyAnchorsInput,
+  verifyAnchors,
+  wantedByAnchors,
+} from './verify-anchors.js';
+export {
   type AuditEntrySource,
   type AuditIssue,
   type ChainBreakCause,
