@@ -15,6 +15,7 @@ import './oauth-clients.js';
 import './issued-tokens.js';
 import './approvals.js';
 import './audit-trail.js';
+import './audit-checkpoints.js';
 import './decision-stats.js';
 import './data-planes.js';
 import './agent-kill.js';

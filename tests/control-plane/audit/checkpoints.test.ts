@@ -206,6 +206,64 @@ describeEachDatabase('audit checkpoints and proofs', (kind) => {
     expect(theirCheckpoint.origin).toMatch(new RegExp(`/audit/${other.id}$`));
   });
 
+  it("answers the same through GraphQL, inside the caller's tenant and scope", async () => {
+    const graphql = async (query: string, key = auditor) => {
+      const response = await fetch(`${gw.url}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      return (await response.json()) as {
+        data?: Record<string, Record<string, unknown> | null>;
+        errors?: { extensions?: { code?: string } }[];
+      };
+    };
+    const cut = await graphql(
+      'mutation { cutAuditCheckpoint { treeSize rootHash note origin verifierKey createdAt } }',
+    );
+    const checkpoint = cut.data?.cutAuditCheckpoint as {
+      treeSize: number;
+      note: string;
+      verifierKey: string;
+      origin: string;
+    };
+    expect(checkpoint.origin).toMatch(new RegExp(`/audit/${gw.tenant.id}$`));
+    expect(checkpoint.verifierKey).toBe((await verifierKeys())[0]);
+    const opened = await openCheckpoint(checkpoint.note);
+    expect(opened.size).toBe(checkpoint.treeSize);
+    const latest = await graphql('{ auditCheckpoint { treeSize note } auditVerifierKeys }');
+    expect(latest.data?.auditCheckpoint).toMatchObject({
+      treeSize: checkpoint.treeSize,
+      note: checkpoint.note,
+    });
+    const [entry] = await exportHashes();
+    const inclusion = await graphql(
+      `{ auditInclusionProof(entryId: "${entry?.id}", treeSize: ${checkpoint.treeSize}) { treeSize leafIndex hashes } }`,
+    );
+    const proof = inclusion.data?.auditInclusionProof as { leafIndex: number; hashes: string[] };
+    expect(proof.leafIndex).toBe(0);
+    expect(
+      verifyInclusion(
+        auditLeafHash(entry?.hash as string),
+        0,
+        checkpoint.treeSize,
+        proof.hashes.map((hash) => Buffer.from(hash, 'base64')),
+        opened.rootHash,
+      ),
+    ).toBe(true);
+    const consistency = await graphql(
+      `{ auditConsistencyProof(first: 1, second: ${checkpoint.treeSize}) { treeSize first hashes } }`,
+    );
+    expect(consistency.data?.auditConsistencyProof).toMatchObject({
+      treeSize: checkpoint.treeSize,
+      first: 1,
+    });
+    const refused = await graphql(`{ auditConsistencyProof(first: 2, second: 1) { treeSize } }`);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('AUDIT_PROOF_SIZE_INVALID');
+    const noScope = await graphql('{ auditCheckpoint { treeSize } }', gw.tenant.key);
+    expect(noScope.errors?.[0]?.extensions?.code).toBe('AUTH_INSUFFICIENT_SCOPE');
+  });
+
   it('signs with the new key after a rotation and keeps the retired key published', async () => {
     const before = await (await get('/api/v1/audit/checkpoint')).text();
     const [oldKey] = await verifierKeys();
