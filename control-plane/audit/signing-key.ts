@@ -118,6 +118,9 @@ async function insertKey(
       custody.seal(CUSTODY_SCOPE, id, seed),
     ],
   );
+  // Every tenant's DID document lists the audit keys: the snapshot is rebuilt, and with it each
+  // tenant's compiled identity (a key is made or rotated rarely: once, then per rotation).
+  await tx.query('update tenants set "configVersion" = "configVersion" + 1');
   return row as AuditSigningKeyRecord;
 }
 

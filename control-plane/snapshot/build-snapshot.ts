@@ -12,6 +12,7 @@ import {
   GATEWAY_POLICY_FIELD_NAMES,
   type GatewayPolicyValues,
 } from '../../shared/gateway-policy/gateway-policy-fields.js';
+import { encodeEd25519PublicKey } from '../../shared/identity/ed25519-multibase.js';
 import { asAgentId, asServerId, asTenantId } from '../../shared/ids.js';
 import { isRecord } from '../../shared/json/is-record.js';
 import { RETIRED_TOKEN_KEY_RETENTION_SECONDS } from '../../shared/oauth/token-lifetimes.js';
@@ -86,6 +87,7 @@ export async function buildConfigSnapshot(
     revokedTokens,
     tokenSigningKeys,
     toolPins,
+    auditKeys,
   ] = await Promise.all([
     prisma.tenant.findMany({ orderBy: { name: 'asc' } }),
     prisma.gatewayPolicy.findMany(),
@@ -130,7 +132,17 @@ export async function buildConfigSnapshot(
       },
       orderBy: [{ serverId: 'asc' }, { toolName: 'asc' }],
     }),
+    // The audit checkpoint keys' public halves, for every tenant's DID document.
+    prisma.auditSigningKey.findMany({
+      select: { id: true, publicKey: true, status: true },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+    }),
   ]);
+  const auditKeyConfigs = auditKeys.map((key) => ({
+    id: key.id,
+    publicKeyMultibase: encodeEd25519PublicKey(Buffer.from(key.publicKey, 'base64')),
+    status: key.status as CaKeyStatus,
+  }));
   const byTenant = <T extends { tenantId: string }>(rows: readonly T[]) => {
     const map = new Map<string, T[]>();
     for (const row of rows) {
@@ -210,6 +222,7 @@ export async function buildConfigSnapshot(
           version: list.version,
           credential: asRecord(list.credential),
         })),
+        ...(auditKeyConfigs.length === 0 ? {} : { auditKeys: auditKeyConfigs }),
       },
       oauthClients: (oauthClientsOf.get(tenant.id) ?? []).map((client) => ({
         id: client.id,

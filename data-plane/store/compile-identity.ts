@@ -20,6 +20,7 @@ export function compileIdentity(
   previous: CompiledIdentity | undefined,
 ): CompiledIdentity {
   const { caKeys, statusLists } = config.identity;
+  const auditKeys = config.identity.auditKeys ?? [];
   const active = caKeys.find((key) => key.status === 'active');
   const retired: CompiledRetiredKey[] = [];
   for (const key of caKeys) {
@@ -45,10 +46,14 @@ export function compileIdentity(
   return {
     tenantId: config.id,
     did: tenantDid(config.id),
-    didDocument: listed.length === 0 ? null : Object.freeze(tenantDidDocument(config.id, listed)),
+    didDocument:
+      listed.length === 0 && auditKeys.length === 0
+        ? null
+        : Object.freeze(tenantDidDocument(config.id, listed, auditKeys)),
     verifierDocument: active ? Object.freeze(tenantDidDocument(config.id, [active])) : null,
     activeKey: active,
     retiredKeys: retired,
+    auditKeys,
     didDocumentValidUntilMs: Math.min(...retired.map((r) => r.resolvableUntilMs)),
     keyEpoch: listed.map((key) => `${key.id}:${key.status}:${key.publicKeyMultibase}`).join(','),
     statusLists: lists,
@@ -68,7 +73,9 @@ export function didDocumentAt(
   for (const retired of identity.retiredKeys) {
     if (retired.resolvableUntilMs > nowMs) keys.push(retired.key);
   }
-  return keys.length === 0 ? null : tenantDidDocument(identity.tenantId, keys);
+  return keys.length === 0 && identity.auditKeys.length === 0
+    ? null
+    : tenantDidDocument(identity.tenantId, keys, identity.auditKeys);
 }
 
 /** One signed status list decoded; `previous` lends it when unchanged. Null when undecodable. */

@@ -5,6 +5,7 @@ import type { GatewayPolicyValues } from '../../shared/gateway-policy/gateway-po
 import type { AgentId, ServerId, TenantId } from '../../shared/ids.js';
 import type { CompiledPolicy } from '../../shared/npl/index.js';
 import type {
+  AuditKeyConfig,
   CaKeyConfig,
   ConfigSnapshot,
   ExecutionMode,
@@ -129,6 +130,8 @@ export interface CompiledIdentity {
    */
   readonly verifierDocument: Readonly<Record<string, unknown>> | null;
   /** Until when `didDocument` lists only keys in their window (the earliest retired key's end). */
+  /** The gateway's audit checkpoint keys, listed in the DID document (not for credentials). */
+  readonly auditKeys: readonly AuditKeyConfig[];
   readonly didDocumentValidUntilMs: number;
   readonly activeKey: CaKeyConfig | undefined;
   /** Retired CA keys with a window, whether or not it has passed (checked against the clock). */

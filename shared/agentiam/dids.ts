@@ -8,10 +8,12 @@
 // verification relationships without framing, and carry the Ed25519 2020 suite context that
 // defines the key type.
 import { isEd25519PublicKey } from '../identity/ed25519-multibase.js';
-import type { CaKeyConfig } from '../snapshot/types.js';
+import type { AuditKeyConfig, CaKeyConfig } from '../snapshot/types.js';
 import { CONTEXT_URIS } from './contexts.js';
 
 export const CA_FRAGMENT = 'agentiam-ca';
+/** The audit checkpoint key's fragment (docs/audit.md, "Checkpoints"). */
+export const AUDIT_FRAGMENT = 'audit-checkpoint';
 
 const SVC_PREFIX = 'did:svc:';
 const KEY_PREFIX = 'did:key:';
@@ -56,24 +58,29 @@ export function parseDid(did: string): ParsedDid | null {
 /**
  * The DID document of `did:svc:<tenantId>`: each active key as #agentiam-ca (a tenant has one),
  * each retired key as #agentiam-ca-<kid>, all under assertionMethod. The caller passes only the
- * keys that still verify (retired ones within their window).
+ * keys that still verify (retired ones within their window). The gateway's audit checkpoint keys
+ * are listed too, as #audit-checkpoint (the active one) and #audit-checkpoint-<id> (retired ones,
+ * whose checkpoints still verify), under no verification relationship: they sign checkpoints,
+ * never credentials, so a verifier never accepts a credential signed by one.
  */
 export function tenantDidDocument(
   tenantId: string,
   keys: readonly CaKeyConfig[],
+  auditKeys: readonly AuditKeyConfig[] = [],
 ): Record<string, unknown> {
   const did = tenantDid(tenantId);
-  const methods = keys.map((key) => ({
-    id: key.status === 'active' ? `${did}#${CA_FRAGMENT}` : `${did}#${CA_FRAGMENT}-${key.id}`,
+  const method = (fragment: string, key: CaKeyConfig | AuditKeyConfig) => ({
+    id: key.status === 'active' ? `${did}#${fragment}` : `${did}#${fragment}-${key.id}`,
     type: VERIFICATION_METHOD_TYPE,
     controller: did,
     publicKeyMultibase: key.publicKeyMultibase,
-  }));
+  });
+  const methods = keys.map((key) => method(CA_FRAGMENT, key));
   return {
     '@context': [CONTEXT_URIS.didV1, CONTEXT_URIS.ed25519V1],
     id: did,
-    verificationMethod: methods,
-    assertionMethod: methods.map((method) => method.id),
+    verificationMethod: [...methods, ...auditKeys.map((key) => method(AUDIT_FRAGMENT, key))],
+    assertionMethod: methods.map((m) => m.id),
   };
 }
 

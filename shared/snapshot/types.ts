@@ -98,6 +98,19 @@ export interface TenantIdentityConfig {
   readonly caKeys: readonly CaKeyConfig[];
   /** The tenant's revocation status lists, each as its current signed credential. */
   readonly statusLists: readonly StatusListConfig[];
+  /**
+   * The gateway-wide audit checkpoint keys (docs/audit.md, "Checkpoints"), the same for every
+   * tenant: listed in its DID document beside the CA keys. Absent in snapshots built before them.
+   */
+  readonly auditKeys?: readonly AuditKeyConfig[];
+}
+
+export interface AuditKeyConfig {
+  /** audit_signing_keys.id. */
+  readonly id: string;
+  /** `z6Mk…`, as CA keys. */
+  readonly publicKeyMultibase: string;
+  readonly status: CaKeyStatus;
 }
 
 export const CA_KEY_STATUSES = ['active', 'retired'] as const;

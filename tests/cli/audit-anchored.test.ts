@@ -84,9 +84,12 @@ describeEachDatabase('audit verify against signed checkpoints', (kind) => {
     return response.text();
   };
   const database = () => ({ DATABASE_URL: postgresUrl, AGENT_GATEWAY_DB_SCHEMA: gw.db.schema });
+  const masterKey = randomBytes(32);
 
   beforeAll(async () => {
-    gw = await startTestGateway(kind, { auditCheckpoints: { entries: 1_000_000, seconds: 3600 } });
+    gw = await startTestGateway(kind, {
+      auditCheckpoints: { entries: 1_000_000, seconds: 3600, masterKey },
+    });
     auditor = await gw.addApiKey(gw.tenant.id, ['audit:read']);
     await gw.setPolicy(gw.tenant.id, { trustedServers: ['files'], blockedTools: ['drop_table'] });
     // Denies among other entries: the rewrite below removes the denies and keeps the rest.
@@ -289,6 +292,44 @@ describeEachDatabase('audit verify against signed checkpoints', (kind) => {
       );
       expect(partial.code).toBe(0);
       expect(partial.stdout).toContain('proven by the proofs file');
+    },
+  );
+
+  it.runIf(kind === 'postgres')(
+    '`audit rotate-key` retires the key the running gateway signs with; its checkpoints still verify',
+    async () => {
+      const before = file('pg-before-rotation.txt', await call('/api/v1/audit/checkpoint', 'POST'));
+      const wrong = await cli(['audit', 'rotate-key'], {
+        ...database(),
+        AGENT_GATEWAY_MASTER_KEY: randomBytes(32).toString('hex'),
+      });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('MASTER_KEY_MISMATCH');
+      const rotated = await cli(['audit', 'rotate-key'], {
+        ...database(),
+        AGENT_GATEWAY_MASTER_KEY: masterKey.toString('hex'),
+      });
+      expect(rotated.code).toBe(0);
+      const newKey = rotated.stdout.trim();
+      expect(rotated.stderr).toContain('still published so its checkpoints verify');
+      const published = (
+        await (await fetch(`${gw.url}/api/v1/audit/checkpoint/key`)).text()
+      ).trim();
+      expect(published.split('\n')).toEqual([newKey, key]);
+      const after = file('pg-after-rotation.txt', await call('/api/v1/audit/checkpoint', 'POST'));
+      const whole = file('pg-rotation.json', await call('/api/v1/audit/export'));
+      const withNew = await cli(['audit', 'verify', whole, '--checkpoint', after, '--key', newKey]);
+      expect(withNew.code).toBe(0);
+      const withOld = await cli(['audit', 'verify', whole, '--checkpoint', before, '--key', key]);
+      expect(withOld.code).toBe(0);
+      // Without --key: both keys come from the database.
+      const stored = await cli(
+        ['audit', 'verify', whole, '--checkpoint', before, '--checkpoint', after],
+        database(),
+      );
+      expect(stored.code).toBe(0);
+      expect(stored.stdout).toContain(`signed by ${newKey.split('+').slice(0, 2).join('+')}`);
+      key = newKey;
     },
   );
 });

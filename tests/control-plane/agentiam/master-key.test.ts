@@ -124,7 +124,8 @@ describe('the master key of agent-gateway start', () => {
     await gateway.waitForLog('ready', 180_000);
     expect(logLine(gateway.stdout, 'master key opened')).toMatchObject({
       source: 'AGENT_GATEWAY_MASTER_KEY',
-      sealedKeys: 1,
+      // The tenant's CA key and the audit checkpoint key the first start made.
+      sealedKeys: 2,
     });
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rotateAuditKey } from '../../../control-plane/audit/signing-key.js';
 import { auditLeafHash } from '../../../shared/audit/index.js';
+import { encodeEd25519PublicKey } from '../../../shared/identity/ed25519-multibase.js';
 import {
   MerkleFrontier,
   noteSignedBy,
@@ -279,5 +280,29 @@ describeEachDatabase('audit checkpoints and proofs', (kind) => {
     const old = parseVerifierKey(oldKey as string);
     if (typeof parsed === 'string' || typeof old === 'string') throw new Error('unparsable');
     expect(noteSignedBy(parsed, old)).toBe(false);
+
+    // Every tenant's DID document lists both, outside assertionMethod (they sign no credential).
+    await gw.sync();
+    const did = `did:svc:${gw.tenant.id}`;
+    const response = await fetch(`${gw.url}/1.0/identifiers/${did}`, {
+      headers: { accept: 'application/did+json' },
+    });
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      verificationMethod: { id: string; publicKeyMultibase: string }[];
+      assertionMethod: string[];
+    };
+    const multibase = (text: string) => {
+      const parsedKey = parseVerifierKey(text);
+      if (typeof parsedKey === 'string') throw new Error(parsedKey);
+      return encodeEd25519PublicKey(parsedKey.publicKey);
+    };
+    const active = document.verificationMethod.find((m) => m.id === `${did}#audit-checkpoint`);
+    expect(active?.publicKeyMultibase).toBe(multibase(keys[0] as string));
+    const retired = document.verificationMethod.filter((m) =>
+      m.id.startsWith(`${did}#audit-checkpoint-`),
+    );
+    expect(retired.map((m) => m.publicKeyMultibase)).toEqual([multibase(oldKey as string)]);
+    expect(document.assertionMethod.some((id) => id.includes('audit-checkpoint'))).toBe(false);
   });
 });
