@@ -147,13 +147,6 @@ const DENIES_PER_PLANE = 25;
       hash: string;
       metadata: { writtenBy?: string };
     }[];
-    expect(new Set(entries.map((entry) => entry.metadata.writtenBy))).toEqual(
-      new Set(
-        ['control-plane', ...d.dataPlanes.map((plane) => plane.name)].filter((name) =>
-          entries.some((entry) => entry.metadata.writtenBy === name),
-        ),
-      ),
-    );
     expect(
       d.dataPlanes.every((plane) => entries.some((e) => e.metadata.writtenBy === plane.name)),
     ).toBe(true);
