@@ -232,12 +232,19 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   const metrics = createGatewayMetrics({ defaultMetrics: options.defaultMetrics });
   const events = options.events ?? createEventBus();
   const processName = options.processName ?? 'local';
+  const publishEntries = publishAuditEntries(events);
+  // Built below (it needs the public URL and the key custody); appends start after that.
+  let auditCheckpoints: AuditCheckpointer | undefined;
   // Request data in an entry is stored in the storable encoding: a deny is never refused for it.
   const audit = withStorableText(
     createAuditWriter(db, {
       // Every entry names the process that wrote it (metadata.writtenBy).
       writtenBy: processName,
-      onCommitted: publishAuditEntries(events),
+      onCommitted: (entries) => {
+        publishEntries(entries);
+        // The checkpointer grows the tree from what this process committed (memory, not reads).
+        auditCheckpoints?.noteCommitted(entries);
+      },
       onFlush(info) {
         metrics.auditFlushDuration.observe(info.durationMs / 1000);
         metrics.auditFlushEntries.inc(info.entries);
@@ -416,7 +423,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           logger,
         })
       : undefined;
-  const auditCheckpoints =
+  auditCheckpoints =
     role === 'data-plane'
       ? undefined
       : new AuditCheckpointer({
@@ -425,6 +432,8 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           publicUrl,
           events,
           logger,
+          // `start` appends itself: its writer hands the commits over instead of the bus.
+          followBus: role === 'control-plane',
           entries: options.auditCheckpoint?.entries,
           seconds: options.auditCheckpoint?.seconds,
           onCut: (trigger) => metrics.auditCheckpoints.inc({ trigger }),

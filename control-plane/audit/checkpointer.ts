@@ -6,16 +6,19 @@
 // audit key was rotated, and on demand (`cut`).
 //
 // It runs only where the master key is (the control plane, or `start`): data planes append and
-// never sign. Appends never wait for it: it follows `audit.appended` events (every process's, over
-// LISTEN/NOTIFY on PostgreSQL) to count, and a sweep every few seconds reads where every tenant
-// stands, which also covers events lost while a connection was down. Cuts of one tenant run one
+// never sign. Appends never wait for it: a control plane follows `audit.appended` events (every
+// process's, over LISTEN/NOTIFY on PostgreSQL) to count; `start` counts what its own writer
+// commits, and grows the tree from those entries without reading them back; and a sweep every
+// few seconds reads where every tenant stands, which also covers events lost while a connection
+// was down and appends of other processes. Cuts of one tenant run one
 // at a time; two control planes cutting the same tenant agree (the tree grows under a row lock,
 // a checkpoint is stored once per size and key).
 import type { Logger } from 'pino';
+import type { AuditEntry } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus, followEvents } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
-import { formatCheckpoint, signNote } from '../../shared/tlog/index.js';
+import { formatCheckpoint, type NoteSigner, signNote } from '../../shared/tlog/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import {
   type CheckpointStanding,
@@ -24,13 +27,20 @@ import {
   type StoredCheckpoint,
   storeAuditCheckpoint,
 } from '../../storage/tables/audit-checkpoints.js';
-import { growAuditTree } from '../../storage/tables/audit-tree.js';
+import { growAuditTree, type TreeMemory } from '../../storage/tables/audit-tree.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
-import { auditNoteSigner, findActiveAuditKey, getOrCreateAuditKey } from './signing-key.js';
+import {
+  type AuditSigningKeyRecord,
+  auditNoteSigner,
+  findActiveAuditKey,
+  getOrCreateAuditKey,
+} from './signing-key.js';
 
 export const DEFAULT_CHECKPOINT_ENTRIES = 1000;
 export const DEFAULT_CHECKPOINT_SECONDS = 60;
 const MIN_SWEEP_MS = 250;
+/** Committed entries remembered per tenant at most, waiting for the next growth. */
+const MAX_REMEMBERED = 100_000;
 const MAX_SWEEP_MS = 5000;
 
 /** Why a checkpoint was cut (the metric's label). */
@@ -46,6 +56,12 @@ export interface AuditCheckpointerOptions {
   readonly entries?: number | undefined;
   /** AGENT_GATEWAY_AUDIT_CHECKPOINT_SECONDS (default 60). */
   readonly seconds?: number | undefined;
+  /**
+   * Count appends heard on the bus (default true): every process's, for a control plane whose
+   * data planes append. False where this process's writer is the one that appends (`start`): it
+   * hands its commits over (noteCommitted), and the sweep finds anything appended elsewhere.
+   */
+  readonly followBus?: boolean;
   /** Called after each checkpoint cut (metrics). Must not throw. */
   readonly onCut?: (trigger: CheckpointTrigger, checkpoint: StoredCheckpoint) => void;
   /** Called after a failed cut (metrics). Must not throw. */
@@ -66,6 +82,11 @@ export class AuditCheckpointer {
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
   #stopped = false;
+  #started = false;
+  /** Per tenant: the tree's remembered edge and the entries this process committed since. */
+  readonly #trees = new Map<string, TreeMemory>();
+  /** The active audit key and its signer, as the last sweep or cut found them. */
+  #key: { record: AuditSigningKeyRecord; signer: NoteSigner } | undefined;
 
   constructor(options: AuditCheckpointerOptions) {
     this.#options = options;
@@ -85,12 +106,18 @@ export class AuditCheckpointer {
    */
   async start(): Promise<void> {
     if (!this.ready || this.#stopEvents !== undefined) return;
-    this.#stopEvents = followEvents(
-      this.#options.events,
-      EVENT_TYPES.AUDIT_APPENDED,
-      (event) => this.#heard(event.tenantId),
-      (error) => this.#failed(error),
-    );
+    this.#started = true;
+    // Other processes' appends reach this one over the bus; this process's own commits are
+    // counted as they commit (noteCommitted), cheaper than one event each.
+    this.#stopEvents =
+      this.#options.followBus === false
+        ? async () => {}
+        : followEvents(
+            this.#options.events,
+            EVENT_TYPES.AUDIT_APPENDED,
+            (event) => this.#heard(event.tenantId, 1),
+            (error) => this.#failed(error),
+          );
     await this.#sweep();
     const every = Math.min(MAX_SWEEP_MS, Math.max(MIN_SWEEP_MS, this.#secondsMs / 4));
     this.#timer = setInterval(() => {
@@ -131,10 +158,20 @@ export class AuditCheckpointer {
   }
 
   async #cutNow(tenantId: string, trigger: CheckpointTrigger): Promise<StoredCheckpoint> {
-    const { db, custody, publicUrl } = this.#options;
+    const { db } = this.#options;
     this.#pending.set(tenantId, 0);
-    const key = await getOrCreateAuditKey(db, custody, publicUrl.get());
-    const tree = await growAuditTree(db, tenantId);
+    // A cut on demand reads the active key (a rotation shows at once); the others use the one
+    // the last sweep found.
+    const { record: key, signer } =
+      trigger === 'demand' || this.#key === undefined
+        ? await this.#useKey(await findActiveAuditKey(db))
+        : this.#key;
+    // Up to the head committed now: under a steady stream of appends a growth that followed
+    // them would never end.
+    const tree = await growAuditTree(db, tenantId, {
+      upTo: 'head',
+      memory: this.#memoryOf(tenantId),
+    });
     const body = formatCheckpoint({
       origin: `${key.name}/${tenantId}`,
       size: tree.size,
@@ -145,16 +182,60 @@ export class AuditCheckpointer {
       treeSize: tree.size,
       rootHash: Buffer.from(tree.root).toString('base64'),
       keyId: key.id,
-      note: signNote(body, [auditNoteSigner(custody, key)]),
+      note: signNote(body, [signer]),
     });
     this.#anchored.add(tenantId);
     this.#options.onCut?.(trigger, checkpoint);
     return checkpoint;
   }
 
-  #heard(tenantId: string): void {
+  /**
+   * Takes the active key (`active`, or the stored one, made when there is none) and unseals its
+   * signer once: cuts then sign without a query for the key. A sweep that finds another active
+   * key (a rotation by `audit rotate-key`) switches.
+   */
+  async #useKey(
+    active: AuditSigningKeyRecord | null,
+  ): Promise<{ record: AuditSigningKeyRecord; signer: NoteSigner }> {
+    const { db, custody, publicUrl } = this.#options;
+    const record = active ?? (await getOrCreateAuditKey(db, custody, publicUrl.get()));
+    if (this.#key?.record.id !== record.id) {
+      this.#key = { record, signer: auditNoteSigner(custody, record) };
+    }
+    return this.#key;
+  }
+
+  /**
+   * The audit writer of this process hands over what it committed (its onCommitted hook): the
+   * tree then grows from memory instead of reading those entries back. Bounded: a tenant whose
+   * backlog passes MAX_REMEMBERED is read from the database instead.
+   */
+  noteCommitted(entries: readonly AuditEntry[]): void {
+    if (!this.#started || this.#stopped) return;
+    const counts = new Map<string, number>();
+    for (const entry of entries) {
+      const memory = this.#memoryOf(entry.tenantId);
+      if (memory.recent.length >= MAX_REMEMBERED) memory.recent.length = 0;
+      memory.recent.push({ hash: entry.hash, prevHash: entry.prevHash });
+      counts.set(entry.tenantId, (counts.get(entry.tenantId) ?? 0) + 1);
+    }
+    if (this.#options.followBus === false) {
+      for (const [tenantId, count] of counts) this.#heard(tenantId, count);
+    }
+  }
+
+  #memoryOf(tenantId: string): TreeMemory {
+    let memory = this.#trees.get(tenantId);
+    if (memory === undefined) {
+      memory = { recent: [] };
+      this.#trees.set(tenantId, memory);
+    }
+    return memory;
+  }
+
+  #heard(tenantId: string, count: number): void {
     if (this.#stopped) return;
-    const pending = (this.#pending.get(tenantId) ?? 0) + 1;
+    const pending = (this.#pending.get(tenantId) ?? 0) + count;
     this.#pending.set(tenantId, pending);
     if (!this.#anchored.has(tenantId)) {
       this.#schedule(tenantId, 'first');
@@ -174,6 +255,7 @@ export class AuditCheckpointer {
     try {
       const { db } = this.#options;
       const active = await findActiveAuditKey(db);
+      if (active !== null) await this.#useKey(active);
       const now = Date.now();
       for (const standing of await checkpointStandings(db)) {
         const trigger = this.#due(standing, active?.id ?? null, now);

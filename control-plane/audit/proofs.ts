@@ -1,5 +1,5 @@
 // Inclusion and consistency proofs of a tenant's audit tree (RFC 9162 §2.1.3, §2.1.4), read from
-// its stored complete subtrees: one query of at most a few dozen rows, whatever the tree's size.
+// its stored tiles and the entries' hashes below them: two indexed queries, whatever the tree's size.
 // Tree sizes run from 1 to the tenant's latest checkpoint's size, so every proof can be checked
 // against a root some signed checkpoint vouches for (the checkpoint of that size, or, through a
 // consistency proof, a later one). Hashes are base64, in RFC 9162 order.

@@ -1,31 +1,43 @@
 // Merkle trees hashed as RFC 9162 §2.1 says: a leaf is SHA-256(0x00 ‖ data), a node
 // SHA-256(0x01 ‖ left ‖ right). The audit trail builds one per tenant (shared/audit/tree.ts).
 //
-// Storage keeps only complete subtrees ("nodes": 2^level leaves from index · 2^level), which never
-// change once their last leaf exists. Every range a proof names is aligned, so its hash folds
-// from at most log2(n) stored nodes: proofs are read, never recomputed from the trail. The
+// Proofs are computed from complete subtrees ("nodes": 2^level leaves from index · 2^level), which
+// never change once their last leaf exists, so a store can keep them (storage/tables/audit-tree.ts
+// keeps some levels and folds the others). Every range a proof names is aligned, so its hash folds
+// from at most log2(n) nodes: proofs are read, never recomputed from the trail. The
 // proof functions return the nodes to read and how to fold them; the verifiers are RFC 9162
 // §2.1.3.2 and §2.1.4.2 step by step. Pure; hand-written because no maintained npm package
 // implements RFC 9162 proofs over caller-stored nodes (the ones that exist rebuild the whole tree
 // in memory), and the algorithms are a page of the RFC.
 //
 // Indexes stay JavaScript numbers (exact to 2^53) and never meet 32-bit bitwise operators.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const HASH_BYTES = 32;
 
-const LEAF_PREFIX = Buffer.from([0]);
-const NODE_PREFIX = Buffer.from([1]);
+const LEAF_PREFIX = 0x00;
+const NODE_PREFIX = 0x01;
+/** One node's input, reused: hashing is synchronous (one-shot `hash` is twice createHash's speed). */
+const NODE_INPUT = Buffer.alloc(1 + 2 * HASH_BYTES);
 
 /** The root of the empty tree: SHA-256 of nothing. */
-export const EMPTY_TREE_ROOT: Uint8Array = createHash('sha256').digest();
+export const EMPTY_TREE_ROOT: Uint8Array = hash('sha256', Buffer.alloc(0), 'buffer');
 
 export function leafHash(data: Uint8Array): Uint8Array {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  const input = Buffer.allocUnsafe(1 + data.length);
+  input[0] = LEAF_PREFIX;
+  input.set(data, 1);
+  return hash('sha256', input, 'buffer');
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  if (left.length !== HASH_BYTES || right.length !== HASH_BYTES) {
+    throw new RangeError('a Merkle node joins two 32-byte hashes');
+  }
+  NODE_INPUT[0] = NODE_PREFIX;
+  NODE_INPUT.set(left, 1);
+  NODE_INPUT.set(right, 1 + HASH_BYTES);
+  return hash('sha256', NODE_INPUT, 'buffer');
 }
 
 /** A complete subtree: the 2^level leaves from index · 2^level. */

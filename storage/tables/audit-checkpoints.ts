@@ -43,10 +43,11 @@ export async function storeAuditCheckpoint(
   db: SqlExecutor,
   checkpoint: Omit<StoredCheckpoint, 'id' | 'createdAt'>,
 ): Promise<StoredCheckpoint> {
-  await db.query(
+  const [inserted] = await db.query<CheckpointRow>(
     `insert into audit_checkpoints (id, "tenantId", "treeSize", "rootHash", "keyId", note)
      values ($1, $2, $3, $4, $5, $6)
-     on conflict ("tenantId", "treeSize", "keyId") do nothing`,
+     on conflict ("tenantId", "treeSize", "keyId") do nothing
+     returning ${COLUMNS}`,
     [
       randomUUID(),
       checkpoint.tenantId,
@@ -56,6 +57,7 @@ export async function storeAuditCheckpoint(
       checkpoint.note,
     ],
   );
+  if (inserted) return fromRow(inserted);
   const [row] = await db.query<CheckpointRow>(
     `select ${COLUMNS} from audit_checkpoints
      where "tenantId" = $1 and "treeSize" = $2 and "keyId" = $3`,

@@ -1,33 +1,48 @@
-// Each tenant's Merkle tree over its audit chain (shared/tlog/merkle.ts), stored as its complete
-// subtrees (audit_tree_nodes) and its size (audit_trees). The tree grows behind the chain, never
-// inside an append: `growAuditTree` reads the entries past the tree's size, in chunks, each chunk
-// one transaction holding the tenant's audit_trees row lock, so two growers (two control planes)
-// take turns and write every node once. A node, once written, never changes; proofs and roots
-// are folded from at most a few dozen of them (`readTreeHashes`), whatever the tree's size.
+// Each tenant's Merkle tree over its audit chain (shared/tlog/merkle.ts), stored as tiles, the way
+// Go's tlog and the transparency-dev logs store theirs: only the complete subtrees at levels 4, 8,
+// 12… are rows (audit_tree_nodes), about one row per 15 entries; the leaves are the entries' own
+// hashes (audit_entries, by seq), and a node between two stored levels is folded from the at most
+// 8 hashes below it. So a proof reads a few dozen to a couple of hundred hashes in two indexed
+// queries, whatever the tree's size, and growing the tree writes few rows: the embedded database
+// (one connection) keeps serving appends between its short transactions.
+//
+// The tree grows behind the chain, never inside an append: `growAuditTree` reads the entries past
+// the tree's size (audit_trees), in chunks, each chunk one transaction holding the tenant's
+// audit_trees row lock, so two growers (two control planes) take turns and write every row once.
+// A row, once written, never changes.
 //
 // Hashes travel as hex text (`decode`/`encode` in SQL) so PGlite and PostgreSQL drivers agree.
-
-import { auditLeafHash } from '../../shared/audit/index.js';
+import { auditLeafHash, GENESIS_HASH } from '../../shared/audit/index.js';
 import { gatewayError } from '../../shared/errors/index.js';
 import {
   type HashedNode,
   MerkleFrontier,
+  nodeHash,
   rangeNodes,
   type TreeNode,
 } from '../../shared/tlog/index.js';
 import type { Database, SqlExecutor } from '../engine/database.js';
 
-/** Entries read and hashed per transaction while a tree grows. */
-export const DEFAULT_TREE_CHUNK = 4096;
+/** Stored levels are the positive multiples of this; the levels between are folded on read. */
+export const STORED_LEVEL_STEP = 4;
+
+/**
+ * Entries read and hashed per transaction while a tree grows: few, so that on the embedded
+ * database (one connection) appends wait behind a short transaction, never a long one.
+ */
+export const DEFAULT_TREE_CHUNK = 1024;
 
 export interface AuditTreeState {
   readonly size: number;
   readonly root: Uint8Array;
 }
 
-const ENSURE_TREE = `
-insert into audit_trees ("tenantId", size) values ($1, 0) on conflict ("tenantId") do nothing`;
-const LOCK_TREE = `select size from audit_trees where "tenantId" = $1 for update`;
+// Makes the row when missing and locks it either way (an upsert's update takes the row lock).
+const LOCK_TREE = `
+insert into audit_trees ("tenantId", size) values ($1, 0)
+on conflict ("tenantId") do update set size = audit_trees.size
+returning size, hash,
+  (select seq from audit_chain_heads where "tenantId" = $1) as head`;
 const ENTRIES_AFTER = `
 select seq, hash from audit_entries where "tenantId" = $1 and seq > $2 order by seq limit $3`;
 const INSERT_NODES = `
@@ -35,11 +50,17 @@ insert into audit_tree_nodes ("tenantId", level, index, hash)
 select $1, level, index, decode(hash, 'hex')
 from unnest($2::smallint[], $3::bigint[], $4::text[]) as n(level, index, hash)
 on conflict do nothing`;
-const SET_SIZE = 'update audit_trees set size = $2 where "tenantId" = $1';
+const SET_SIZE = 'update audit_trees set size = $2, hash = $3 where "tenantId" = $1';
 const READ_NODES = `
 select n.level, n.index, encode(n.hash, 'hex') as hash
 from unnest($2::smallint[], $3::bigint[]) as w(level, index)
 join audit_tree_nodes n on n."tenantId" = $1 and n.level = w.level and n.index = w.index`;
+const READ_LEAVES = `
+select seq, hash from audit_entries where "tenantId" = $1 and seq = any($2::bigint[])`;
+
+function isStoredLevel(level: number): boolean {
+  return level > 0 && level % STORED_LEVEL_STEP === 0;
+}
 
 /** The size the tenant's tree has reached (0 before it exists). */
 export async function auditTreeSize(db: SqlExecutor, tenantId: string): Promise<number> {
@@ -50,35 +71,79 @@ export async function auditTreeSize(db: SqlExecutor, tenantId: string): Promise<
   return rows[0] === undefined ? 0 : Number(rows[0].size);
 }
 
+/** An entry as the writer committed it: enough to place it in the chain. */
+export interface CommittedLeaf {
+  readonly hash: string;
+  /** null (or 64 zeros) for the first entry. */
+  readonly prevHash: string | null;
+}
+
+/** What a grower remembers of a tenant's tree between two growths, to skip reading it again. */
+export interface TreeMemory {
+  /** The tree's right edge at `size`, whose last leaf is the entry with chain hash `hash`. */
+  edge?: { readonly size: number; readonly hash: string; readonly nodes: readonly HashedNode[] };
+  /**
+   * Entries this process committed, in commit order: a growth takes its leaves from here when
+   * they continue the tree (each one's prevHash the hash before it: the chain's unique link), and
+   * reads the database only for the others. Consumed entries are removed.
+   */
+  recent: CommittedLeaf[];
+}
+
 /**
  * Grows the tenant's tree over the entries appended since it last grew, chunk by chunk, until it
- * covers `upTo` entries (default: every entry there is when a chunk starts). Resolves with the
- * size reached and its root. The tenant must exist (a foreign key guards the tree row).
+ * covers `upTo` entries (default: every entry there is when a chunk starts; `head`: the chain's
+ * head when it starts, so a steady stream of appends does not keep it going). Resolves with the
+ * size reached and its root. The tenant must exist (a foreign key guards the tree row). With
+ * `memory`, leaves this process committed come from it instead of the database.
  */
 export async function growAuditTree(
   db: Database,
   tenantId: string,
-  options: { readonly upTo?: number; readonly chunk?: number } = {},
+  options: {
+    /** A size, or `head`: the chain's head when the growth starts. */
+    readonly upTo?: number | 'head';
+    readonly chunk?: number;
+    readonly memory?: TreeMemory;
+  } = {},
 ): Promise<AuditTreeState> {
   const chunk = options.chunk ?? DEFAULT_TREE_CHUNK;
+  const memory = options.memory;
+  let upTo = options.upTo;
   for (;;) {
     const step = await db.transaction(async (tx) => {
-      await tx.query(ENSURE_TREE, [tenantId]);
-      const [row] = await tx.query<{ size: string | number }>(LOCK_TREE, [tenantId]);
+      const [row] = await tx.query<{
+        size: string | number;
+        hash: string;
+        head: string | number | null;
+      }>(LOCK_TREE, [tenantId]);
       const size = Number(row?.size ?? 0);
-      const frontier = new MerkleFrontier(size, await readEdge(tx, tenantId, size));
-      const limit = Math.min(chunk, options.upTo === undefined ? chunk : options.upTo - size);
-      if (limit <= 0) return { grew: 0, state: { size, root: frontier.root() } };
-      const entries = await tx.query<{ seq: string | number; hash: string }>(ENTRIES_AFTER, [
-        tenantId,
+      if (upTo === 'head') upTo = Number(row?.head ?? 0);
+      const lastHash = row?.hash ?? GENESIS_HASH;
+      const remembered = memory?.edge;
+      const frontier = new MerkleFrontier(
         size,
-        limit,
-      ]);
+        remembered && remembered.size === size && remembered.hash === lastHash
+          ? remembered.nodes
+          : await readEdge(tx, tenantId, size),
+      );
+      const limit = Math.min(chunk, upTo === undefined ? chunk : upTo - size);
+      if (limit <= 0) return { grew: 0, fromMemory: false, state: { size, root: frontier.root() } };
+      const linked = memory ? takeLinked(memory.recent, lastHash, limit) : [];
+      const entries =
+        linked.length > 0
+          ? linked
+          : await tx.query<{ seq: string | number; hash: string }>(ENTRIES_AFTER, [
+              tenantId,
+              size,
+              limit,
+            ]);
       const levels: number[] = [];
       const indexes: number[] = [];
       const hashes: string[] = [];
+      let last = lastHash;
       for (const entry of entries) {
-        if (Number(entry.seq) !== frontier.size + 1) {
+        if ('seq' in entry && Number(entry.seq) !== frontier.size + 1) {
           // A chain has no gaps (unique seq, one successor per hash): a missing seq is damage
           // a checkpoint must never paper over.
           throw gatewayError('AUDIT_TREE_INCONSISTENT', {
@@ -87,19 +152,59 @@ export async function growAuditTree(
           });
         }
         for (const node of frontier.append(auditLeafHash(entry.hash))) {
+          if (!isStoredLevel(node.level)) continue;
           levels.push(node.level);
           indexes.push(node.index);
           hashes.push(Buffer.from(node.hash).toString('hex'));
         }
+        last = entry.hash;
       }
       if (entries.length > 0) {
-        await tx.query(INSERT_NODES, [tenantId, levels, indexes, hashes]);
-        await tx.query(SET_SIZE, [tenantId, frontier.size]);
+        if (levels.length > 0) await tx.query(INSERT_NODES, [tenantId, levels, indexes, hashes]);
+        await tx.query(SET_SIZE, [tenantId, frontier.size, last]);
       }
-      return { grew: entries.length, state: { size: frontier.size, root: frontier.root() } };
+      if (memory) memory.edge = { size: frontier.size, hash: last, nodes: frontier.edge };
+      return {
+        grew: entries.length,
+        fromMemory: linked.length > 0,
+        state: { size: frontier.size, root: frontier.root() },
+      };
     });
-    if (step.grew < chunk) return step.state;
+    // Leaves from memory may be followed by other processes' entries: read on until a chunk of
+    // the database comes back short.
+    if (!step.fromMemory && step.grew < chunk) return step.state;
   }
+}
+
+/**
+ * Removes from `recent` the entries the tree already holds and returns the run (at most `limit`)
+ * that continues it after the entry with hash `after`; empty when none does.
+ */
+function takeLinked(recent: CommittedLeaf[], after: string, limit: number): CommittedLeaf[] {
+  const linkOf = (leaf: CommittedLeaf) => leaf.prevHash ?? GENESIS_HASH;
+  const start = recent.findIndex((leaf) => linkOf(leaf) === after);
+  if (start < 0) {
+    // Nothing continues the tree: what is remembered is older than it or from elsewhere.
+    if (recent.some((leaf) => leaf.hash === after)) {
+      recent.splice(0, recent.findIndex((leaf) => leaf.hash === after) + 1);
+    }
+    return [];
+  }
+  const run: CommittedLeaf[] = [];
+  let previous = after;
+  let i = start;
+  while (
+    i < recent.length &&
+    run.length < limit &&
+    linkOf(recent[i] as CommittedLeaf) === previous
+  ) {
+    const leaf = recent[i] as CommittedLeaf;
+    run.push(leaf);
+    previous = leaf.hash;
+    i++;
+  }
+  recent.splice(0, i);
+  return run;
 }
 
 /** The stored complete subtrees of a tree of `size`, largest first: where it continues. */
@@ -110,25 +215,62 @@ async function readEdge(db: SqlExecutor, tenantId: string, size: number): Promis
 }
 
 /**
- * The hashes of `nodes` in one query, keyed `level/index`. Throws AUDIT_TREE_INCONSISTENT when one
- * is missing: callers ask only for nodes of a tree size already grown.
+ * The hashes of `nodes` (complete subtrees of a tree already grown), keyed `level/index`: the
+ * stored rows and entry hashes below them read in two queries, the levels between folded.
+ * Throws AUDIT_TREE_INCONSISTENT when something below one is missing.
  */
 export async function readTreeHashes(
   db: SqlExecutor,
   tenantId: string,
   nodes: readonly TreeNode[],
 ): Promise<Map<string, Uint8Array>> {
-  const found = new Map<string, Uint8Array>();
-  if (nodes.length === 0) return found;
-  const rows = await db.query<{ level: number; index: string | number; hash: string }>(READ_NODES, [
-    tenantId,
-    nodes.map((node) => node.level),
-    nodes.map((node) => node.index),
-  ]);
-  for (const row of rows) {
-    found.set(`${row.level}/${Number(row.index)}`, Uint8Array.from(Buffer.from(row.hash, 'hex')));
+  // Each node folds the 2^k hashes of the stored level (or the leaves) at or below it.
+  const plans = nodes.map((node) => {
+    const base = node.level - (node.level % STORED_LEVEL_STEP);
+    const span = 2 ** (node.level - base);
+    return { node, base, first: node.index * span, span };
+  });
+  const stored = new Map<string, TreeNode>();
+  const seqs = new Set<number>();
+  for (const plan of plans) {
+    for (let i = plan.first; i < plan.first + plan.span; i++) {
+      if (plan.base === 0) seqs.add(i + 1);
+      else stored.set(`${plan.base}/${i}`, { level: plan.base, index: i });
+    }
   }
-  for (const node of nodes) hashOf(found, tenantId, node);
+  const below = new Map<string, Uint8Array>();
+  if (stored.size > 0) {
+    const wanted = [...stored.values()];
+    const rows = await db.query<{ level: number; index: string | number; hash: string }>(
+      READ_NODES,
+      [tenantId, wanted.map((node) => node.level), wanted.map((node) => node.index)],
+    );
+    for (const row of rows) {
+      below.set(`${row.level}/${Number(row.index)}`, Uint8Array.from(Buffer.from(row.hash, 'hex')));
+    }
+  }
+  if (seqs.size > 0) {
+    const rows = await db.query<{ seq: string | number; hash: string }>(READ_LEAVES, [
+      tenantId,
+      [...seqs],
+    ]);
+    for (const row of rows) below.set(`0/${Number(row.seq) - 1}`, auditLeafHash(row.hash));
+  }
+  const found = new Map<string, Uint8Array>();
+  for (const plan of plans) {
+    let layer: Uint8Array[] = [];
+    for (let i = plan.first; i < plan.first + plan.span; i++) {
+      layer.push(hashOf(below, tenantId, { level: plan.base, index: i }));
+    }
+    while (layer.length > 1) {
+      const up: Uint8Array[] = [];
+      for (let i = 0; i < layer.length; i += 2) {
+        up.push(nodeHash(layer[i] as Uint8Array, layer[i + 1] as Uint8Array));
+      }
+      layer = up;
+    }
+    found.set(`${plan.node.level}/${plan.node.index}`, layer[0] as Uint8Array);
+  }
   return found;
 }
 
@@ -142,7 +284,7 @@ export function hashOf(
   if (hash === undefined) {
     throw gatewayError('AUDIT_TREE_INCONSISTENT', {
       tenantId,
-      problem: `tree node ${node.level}/${node.index} is not stored`,
+      problem: `tree node ${node.level}/${node.index} is not stored (nor the entry below it)`,
     });
   }
   return hash;

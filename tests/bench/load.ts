@@ -18,7 +18,8 @@ export interface LoadRequest {
   readonly url: string;
   readonly method: 'POST' | 'GET';
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** Absent for a GET. */
+  readonly body?: string;
   /** Responses with another status are counted as unexpected. */
   readonly expectStatus: number;
   /** A header whose value changes per request: the lines of `file`, each sent once. */
@@ -182,7 +183,7 @@ async function sequential(spec: Extract<LoadSpec, { kind: 'sequential' }>): Prom
     const url = new URL(target.url);
     return {
       target,
-      path: url.pathname,
+      path: `${url.pathname}${url.search}`,
       pool: new Pool(url.origin, { connections: 1 }),
       headerPool: target.headerPool ? new HeaderPool(target.headerPool) : undefined,
     };

@@ -17,6 +17,7 @@ import {
 } from '../../../shared/tlog/index.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
+import { goTlog, goTlogMissing } from '../../support/go-tlog.js';
 import { until } from '../../support/until.js';
 
 const ENTRIES = 5;
@@ -138,6 +139,60 @@ describeEachDatabase('audit checkpoints and proofs', (kind) => {
       verifyConsistency(first.size, second.size, first.rootHash, second.rootHash, hashes),
     ).toBe(true);
   });
+
+  it.skipIf(goTlogMissing() !== undefined)(
+    "is accepted by Go's x/mod/sumdb: note.Open with the published key, tlog.CheckRecord and CheckTree",
+    async () => {
+      const first = await cut();
+      await appendEntries(9);
+      const response = await get('/api/v1/audit/checkpoint', auditor, 'POST');
+      const note = await response.text();
+      const second = await openCheckpoint(note);
+      const entries = await exportHashes();
+      const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+      const inclusions = [];
+      for (const index of [0, Math.floor(second.size / 2), second.size - 1]) {
+        const entry = entries[index] as { id: string; hash: string };
+        const proof = (await (
+          await get(`/api/v1/audit/proof/inclusion?entry_id=${entry.id}&tree_size=${second.size}`)
+        ).json()) as { hashes: string[] };
+        inclusions.push({
+          index,
+          treeSize: second.size,
+          leaf: b64(auditLeafHash(entry.hash)),
+          root: b64(second.rootHash),
+          hashes: proof.hashes,
+        });
+      }
+      const consistency = (await (
+        await get(`/api/v1/audit/proof/consistency?first=${first.size}&second=${second.size}`)
+      ).json()) as { hashes: string[] };
+      const go = await goTlog<{
+        notes: { ok: boolean }[];
+        inclusions: boolean[];
+        consistencies: boolean[];
+      }>({
+        mode: 'verify',
+        verifierKey: (await verifierKeys())[0],
+        notes: [note],
+        inclusions,
+        consistencies: [
+          {
+            first: first.size,
+            second: second.size,
+            firstRoot: b64(first.rootHash),
+            secondRoot: b64(second.rootHash),
+            hashes: consistency.hashes,
+          },
+        ],
+      });
+      expect(go).toEqual({
+        notes: [{ ok: true, text: expect.any(String) }],
+        inclusions: [true, true, true],
+        consistencies: [true],
+      });
+    },
+  );
 
   it('refuses each bad request with its status and reasonCode, and shows no other tenant', async () => {
     const latest = await cut();

@@ -1,10 +1,11 @@
 -- The anchored audit trail (docs/audit.md, "Checkpoints"): each tenant's Merkle tree over its chain
--- (its size, and its complete subtrees, written once), the gateway-wide key that signs checkpoints
--- (sealed), and the signed checkpoints.
+-- (its size and last leaf, and its tiles: the complete subtrees at levels 4, 8, 12…, written once),
+-- the gateway-wide key that signs checkpoints (sealed), and the signed checkpoints.
 -- CreateTable
 CREATE TABLE "audit_trees" (
     "tenantId" TEXT NOT NULL,
     "size" BIGINT NOT NULL DEFAULT 0,
+    "hash" TEXT NOT NULL DEFAULT '0000000000000000000000000000000000000000000000000000000000000000',
 
     CONSTRAINT "audit_trees_pkey" PRIMARY KEY ("tenantId")
 );

@@ -1,0 +1,184 @@
+// The stored audit tree on both databases: grown in chunks (and resumed) it has the roots of the
+// tree built in memory over the same entries; every complete subtree folds from its stored tiles
+// and leaves; a missing row or a missing entry is AUDIT_TREE_INCONSISTENT, never a wrong root.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditLeafHash } from '../../../shared/audit/index.js';
+import { GatewayError } from '../../../shared/errors/index.js';
+import {
+  foldNodes,
+  inclusionProofRanges,
+  MerkleFrontier,
+  nodesOfRanges,
+  rangeNodes,
+  verifyInclusion,
+} from '../../../shared/tlog/index.js';
+import type { Database, SqlExecutor } from '../../../storage/engine/database.js';
+import {
+  auditTreeSize,
+  growAuditTree,
+  hashOf,
+  readTreeHashes,
+  type TreeMemory,
+} from '../../../storage/tables/audit-tree.js';
+import { createAuditWriter } from '../../../storage/tables/audit-writer.js';
+import {
+  createTestDatabase,
+  describeEachDatabase,
+  type TestDatabase,
+} from '../../support/databases.js';
+import { createTenant, exportAll } from '../fixtures/audit.js';
+
+const COUNT = 300;
+
+describeEachDatabase('audit tree storage', (kind) => {
+  let t: TestDatabase;
+  let tenantId: string;
+  const roots: Uint8Array[] = [];
+  let hashes: string[] = [];
+
+  beforeAll(async () => {
+    t = await createTestDatabase(kind);
+    tenantId = await createTenant(t.db);
+    const writer = createAuditWriter(t.db);
+    for (let i = 0; i < COUNT; i++) {
+      await writer.append({
+        tenantId,
+        action: 'test.event',
+        resourceType: 'test',
+        resourceId: `r${i}`,
+      });
+    }
+    await writer.close();
+    hashes = (await exportAll(t.db, tenantId)).map((entry) => entry.hash);
+    const frontier = new MerkleFrontier();
+    for (const hash of hashes) {
+      frontier.append(auditLeafHash(hash));
+      roots.push(frontier.root());
+    }
+  });
+  afterAll(() => t?.dispose());
+
+  it('grows in chunks, stops where asked, resumes, and has the in-memory roots', async () => {
+    for (const upTo of [1, 17, 64, 65, 200]) {
+      const state = await growAuditTree(t.db, tenantId, { upTo, chunk: 7 });
+      expect(state.size).toBe(upTo);
+      expect(Buffer.from(state.root)).toEqual(Buffer.from(roots[upTo - 1] as Uint8Array));
+    }
+    const state = await growAuditTree(t.db, tenantId, { chunk: 50 });
+    expect(state.size).toBe(COUNT);
+    expect(Buffer.from(state.root)).toEqual(Buffer.from(roots[COUNT - 1] as Uint8Array));
+    expect(await auditTreeSize(t.db, tenantId)).toBe(COUNT);
+    // Tiles: only the levels 4, 8… are rows (18 + 1 for 300 leaves).
+    const [row] = await t.db.query<{ n: number; levels: number[] }>(
+      `select count(*)::int as n, array_agg(distinct level order by level) as levels
+       from audit_tree_nodes where "tenantId" = $1`,
+      [tenantId],
+    );
+    expect(row).toEqual({ n: 19, levels: [4, 8] });
+  });
+
+  it('folds every root and proof from tiles and leaves', async () => {
+    for (const size of [1, 2, 3, 15, 16, 17, 255, 256, 299, 300]) {
+      const nodes = rangeNodes({ start: 0, end: size });
+      const read = await readTreeHashes(t.db, tenantId, nodes);
+      const root = foldNodes(nodes.map((node) => hashOf(read, tenantId, node)));
+      expect(Buffer.from(root), `size ${size}`).toEqual(Buffer.from(roots[size - 1] as Uint8Array));
+      for (const index of [0, Math.floor(size / 2), size - 1]) {
+        const plan = nodesOfRanges(inclusionProofRanges(index, size));
+        const found = await readTreeHashes(t.db, tenantId, plan.nodes);
+        const proof = plan.fold((node) => hashOf(found, tenantId, node));
+        const leaf = auditLeafHash(hashes[index] as string);
+        expect(verifyInclusion(leaf, index, size, proof, roots[size - 1] as Uint8Array)).toBe(true);
+      }
+    }
+  });
+
+  it('grows from the entries this process committed, and from the database for the rest', async () => {
+    const other = await createTenant(t.db);
+    const committed: { hash: string; prevHash: string | null }[] = [];
+    const writer = createAuditWriter(t.db, {
+      onCommitted: (entries) => committed.push(...entries),
+    });
+    for (let i = 0; i < 120; i++) {
+      await writer.append({
+        tenantId: other,
+        action: 'test.event',
+        resourceType: 'test',
+        resourceId: `r${i}`,
+      });
+    }
+    await writer.close();
+    const frontier = new MerkleFrontier();
+    for (const entry of committed) frontier.append(auditLeafHash(entry.hash));
+    // Entries 1..50 remembered, 51..60 not (another process's), 61..120 remembered.
+    const memory: TreeMemory = { recent: [...committed.slice(0, 50), ...committed.slice(60)] };
+    const reads: string[] = [];
+    const counting = {
+      ...t.db,
+      transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
+        t.db.transaction((tx) =>
+          fn({
+            ...tx,
+            query: (text: string, params?: readonly unknown[]) => {
+              if (text.includes('from audit_entries')) reads.push(text);
+              return tx.query(text, params);
+            },
+          } as SqlExecutor),
+        ),
+    } as Database;
+    const state = await growAuditTree(counting, other, { memory, chunk: 32 });
+    expect(state.size).toBe(120);
+    expect(Buffer.from(state.root)).toEqual(Buffer.from(frontier.root()));
+    expect(memory.recent).toEqual([]);
+    // The database was read for the ten entries memory lacked (and to see nothing follows).
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.length).toBeLessThan(4);
+  });
+
+  it('refuses a tree with a missing tile or entry (AUDIT_TREE_INCONSISTENT)', async () => {
+    const other = await createTenant(t.db);
+    const writer = createAuditWriter(t.db);
+    for (let i = 0; i < 40; i++) {
+      await writer.append({
+        tenantId: other,
+        action: 'test.event',
+        resourceType: 'test',
+        resourceId: `r${i}`,
+      });
+    }
+    await writer.close();
+    await growAuditTree(t.db, other, { upTo: 20 });
+    await t.db.query(
+      'delete from audit_tree_nodes where "tenantId" = $1 and level = 4 and index = 0',
+      [other],
+    );
+    const code = (error: unknown) => (error instanceof GatewayError ? error.code : String(error));
+    expect(code(await growAuditTree(t.db, other).catch((e: unknown) => e))).toBe(
+      'AUDIT_TREE_INCONSISTENT',
+    );
+    await expect(readTreeHashes(t.db, other, [{ level: 4, index: 0 }])).rejects.toMatchObject({
+      code: 'AUDIT_TREE_INCONSISTENT',
+    });
+    // An entry missing past the tree: the grower stops rather than skip it.
+    const third = await createTenant(t.db);
+    const thirdWriter = createAuditWriter(t.db);
+    for (let i = 0; i < 5; i++) {
+      await thirdWriter.append({
+        tenantId: third,
+        action: 'test.event',
+        resourceType: 'test',
+        resourceId: `r${i}`,
+      });
+    }
+    await thirdWriter.close();
+    await t.db.query('alter table audit_entries disable trigger all');
+    try {
+      await t.db.query('delete from audit_entries where "tenantId" = $1 and seq = 3', [third]);
+    } finally {
+      await t.db.query('alter table audit_entries enable trigger all');
+    }
+    expect(code(await growAuditTree(t.db, third).catch((e: unknown) => e))).toBe(
+      'AUDIT_TREE_INCONSISTENT',
+    );
+  });
+});
