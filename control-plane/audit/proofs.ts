@@ -56,14 +56,19 @@ export async function auditInclusionProof(
   entryId: string,
   treeSize: number,
 ): Promise<InclusionProof> {
-  // The tenant is the caller's: an entry of another tenant is not found.
-  const [entry] = await db.query<{ seq: string | number }>(
-    'select seq from audit_entries where "tenantId" = $1 and id = $2',
+  // The tenant is the caller's: an entry of another tenant is not found. One round trip for the
+  // entry's position and the latest checkpoint's size.
+  const [found] = await db.query<{ seq: string | number | null; latest: string | number | null }>(
+    `select (select seq from audit_entries where "tenantId" = $1 and id = $2) as seq,
+       (select max("treeSize") from audit_checkpoints where "tenantId" = $1) as latest`,
     [tenantId, entryId],
   );
-  if (entry === undefined) throw gatewayError('AUDIT_ENTRY_NOT_FOUND', { entryId });
-  const latest = await requireLatestCheckpoint(db, tenantId);
-  checkSize('tree_size', treeSize, latest.treeSize);
+  if (found?.seq === null || found?.seq === undefined) {
+    throw gatewayError('AUDIT_ENTRY_NOT_FOUND', { entryId });
+  }
+  if (found.latest === null) throw gatewayError('AUDIT_CHECKPOINT_NOT_FOUND');
+  checkSize('tree_size', treeSize, Number(found.latest));
+  const entry = { seq: found.seq };
   const seq = Number(entry.seq);
   if (seq > treeSize) {
     throw gatewayError('AUDIT_PROOF_SIZE_INVALID', {

@@ -55,8 +55,10 @@ const READ_NODES = `
 select n.level, n.index, encode(n.hash, 'hex') as hash
 from unnest($2::smallint[], $3::bigint[]) as w(level, index)
 join audit_tree_nodes n on n."tenantId" = $1 and n.level = w.level and n.index = w.index`;
-const READ_LEAVES = `
-select seq, hash from audit_entries where "tenantId" = $1 and seq = any($2::bigint[])`;
+const READ_BELOW = `
+${READ_NODES}
+union all
+select -1, seq, hash from audit_entries where "tenantId" = $1 and seq = any($4::bigint[])`;
 
 function isStoredLevel(level: number): boolean {
   return level > 0 && level % STORED_LEVEL_STEP === 0;
@@ -176,6 +178,73 @@ export async function growAuditTree(
   }
 }
 
+/** The checkpoint the fast path stores with the tree it grew (signed by the caller). */
+export interface CheckpointToStore {
+  readonly id: string;
+  readonly rootHash: string;
+  readonly keyId: string;
+  readonly note: string;
+}
+
+/** Leaves hashed between two yields to the event loop. */
+const HASH_SLICE = 128;
+
+const EXTEND = 'select audit_tree_extend($1, $2, $3, $4, $5, $6, $7, $8, $9) as extended';
+
+/**
+ * The fast path of a cut, one round trip: the tree grows from the remembered edge over the
+ * entries this process committed that continue it, and the checkpoint `sign` makes for the new
+ * size is stored with it, iff the stored tree is still the remembered one (audit_tree_extend).
+ * Null when it cannot (nothing remembered or nothing continues it, or the tree moved meanwhile):
+ * then the caller takes growAuditTree, which reads what it needs.
+ */
+export async function extendAuditTreeFromMemory(
+  db: SqlExecutor,
+  tenantId: string,
+  memory: TreeMemory,
+  sign: (state: AuditTreeState) => CheckpointToStore,
+): Promise<{ state: AuditTreeState; checkpoint: CheckpointToStore } | null> {
+  const edge = memory.edge;
+  if (edge === undefined) return null;
+  const run = takeLinked(memory.recent, edge.hash, memory.recent.length);
+  if (run.length === 0) return null;
+  const frontier = new MerkleFrontier(edge.size, edge.nodes);
+  const levels: number[] = [];
+  const indexes: number[] = [];
+  const hashes: string[] = [];
+  for (const [i, leaf] of run.entries()) {
+    // About a millisecond of hashing per thousand entries, on the thread that serves requests:
+    // in slices, so a request waits for one slice at most.
+    if (i > 0 && i % HASH_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const node of frontier.append(auditLeafHash(leaf.hash))) {
+      if (!isStoredLevel(node.level)) continue;
+      levels.push(node.level);
+      indexes.push(node.index);
+      hashes.push(Buffer.from(node.hash).toString('hex'));
+    }
+  }
+  const last = (run[run.length - 1] as CommittedLeaf).hash;
+  const state = { size: frontier.size, root: frontier.root() };
+  const checkpoint = sign(state);
+  const [row] = await db.query<{ extended: boolean }>(EXTEND, [
+    tenantId,
+    edge.size,
+    edge.hash,
+    frontier.size,
+    last,
+    levels,
+    indexes,
+    hashes,
+    JSON.stringify(checkpoint),
+  ]);
+  if (row?.extended !== true) {
+    memory.edge = undefined;
+    return null;
+  }
+  memory.edge = { size: frontier.size, hash: last, nodes: frontier.edge };
+  return { state, checkpoint };
+}
+
 /**
  * Removes from `recent` the entries the tree already holds and returns the run (at most `limit`)
  * that continues it after the entry with hash `after`; empty when none does.
@@ -239,22 +308,21 @@ export async function readTreeHashes(
     }
   }
   const below = new Map<string, Uint8Array>();
-  if (stored.size > 0) {
+  if (stored.size > 0 || seqs.size > 0) {
     const wanted = [...stored.values()];
+    // One round trip: the stored tiles, then the entries' hashes as level -1 rows.
     const rows = await db.query<{ level: number; index: string | number; hash: string }>(
-      READ_NODES,
-      [tenantId, wanted.map((node) => node.level), wanted.map((node) => node.index)],
+      READ_BELOW,
+      [tenantId, wanted.map((node) => node.level), wanted.map((node) => node.index), [...seqs]],
     );
     for (const row of rows) {
-      below.set(`${row.level}/${Number(row.index)}`, Uint8Array.from(Buffer.from(row.hash, 'hex')));
+      if (row.level < 0) below.set(`0/${Number(row.index) - 1}`, auditLeafHash(row.hash));
+      else
+        below.set(
+          `${row.level}/${Number(row.index)}`,
+          Uint8Array.from(Buffer.from(row.hash, 'hex')),
+        );
     }
-  }
-  if (seqs.size > 0) {
-    const rows = await db.query<{ seq: string | number; hash: string }>(READ_LEAVES, [
-      tenantId,
-      [...seqs],
-    ]);
-    for (const row of rows) below.set(`0/${Number(row.seq) - 1}`, auditLeafHash(row.hash));
   }
   const found = new Map<string, Uint8Array>();
   for (const plan of plans) {

@@ -256,5 +256,10 @@ describeInBrowser('operator console: one approvalâ€™s page, from an MCP clientâ€
     await page.goto(`${gateway.url}/console/approvals/no-such-approval`);
     await page.getByText('No such approval').waitFor();
     expect(await page.getByRole('alert').textContent()).toContain('no-such-approval');
+    // `%25` is a lone `%` once the router decoded the path: still "no such approval", not a
+    // blank page (decoding it again threw).
+    await page.goto(`${gateway.url}/console/approvals/100%25`);
+    await page.getByText('No such approval').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('100%');
   });
 });

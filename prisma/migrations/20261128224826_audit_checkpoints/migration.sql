@@ -67,3 +67,32 @@ ALTER TABLE "audit_checkpoints" ADD CONSTRAINT "audit_checkpoints_tenantId_fkey"
 
 -- AddForeignKey
 ALTER TABLE "audit_checkpoints" ADD CONSTRAINT "audit_checkpoints_keyId_fkey" FOREIGN KEY ("keyId") REFERENCES "audit_signing_keys"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- Hand-written: one round trip that extends a tenant's tree from what the checkpointer holds in
+-- memory (storage/tables/audit-tree.ts): iff the tree is still the one it was computed from
+-- (compare-and-set on size and last hash, which also takes the row lock), it stores the new tiles,
+-- moves the tree, and stores the checkpoint signed over the new size. False: nothing written.
+CREATE FUNCTION "audit_tree_extend"(
+  "p_tenant" text, "p_from_size" bigint, "p_from_hash" text, "p_to_size" bigint,
+  "p_to_hash" text, "p_levels" smallint[], "p_indexes" bigint[], "p_hashes" text[],
+  "p_checkpoint" jsonb)
+RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE audit_trees SET size = p_to_size, hash = p_to_hash
+  WHERE "tenantId" = p_tenant AND size = p_from_size AND hash = p_from_hash;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  INSERT INTO audit_tree_nodes ("tenantId", level, index, hash)
+  SELECT p_tenant, n.level, n.index, decode(n.hash, 'hex')
+  FROM unnest(p_levels, p_indexes, p_hashes) AS n(level, index, hash)
+  ON CONFLICT DO NOTHING;
+  IF p_checkpoint IS NOT NULL THEN
+    INSERT INTO audit_checkpoints (id, "tenantId", "treeSize", "rootHash", "keyId", note)
+    VALUES (p_checkpoint->>'id', p_tenant, p_to_size, p_checkpoint->>'rootHash',
+            p_checkpoint->>'keyId', p_checkpoint->>'note')
+    ON CONFLICT ("tenantId", "treeSize", "keyId") DO NOTHING;
+  END IF;
+  RETURN true;
+END $$;

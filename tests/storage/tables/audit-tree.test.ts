@@ -15,6 +15,7 @@ import {
 import type { Database, SqlExecutor } from '../../../storage/engine/database.js';
 import {
   auditTreeSize,
+  extendAuditTreeFromMemory,
   growAuditTree,
   hashOf,
   readTreeHashes,
@@ -133,6 +134,64 @@ describeEachDatabase('audit tree storage', (kind) => {
     // The database was read for the ten entries memory lacked (and to see nothing follows).
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.length).toBeLessThan(4);
+  });
+
+  it('extends the tree and stores its checkpoint in one round trip, only from the tree it remembers', async () => {
+    const other = await createTenant(t.db);
+    const committed: { hash: string; prevHash: string | null }[] = [];
+    const writer = createAuditWriter(t.db, {
+      onCommitted: (entries) => committed.push(...entries),
+    });
+    const append = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        await writer.append({
+          tenantId: other,
+          action: 'test.event',
+          resourceType: 'test',
+          resourceId: `r${i}`,
+        });
+      }
+    };
+    await append(10);
+    const memory: TreeMemory = { recent: [...committed] };
+    await growAuditTree(t.db, other, { memory });
+    await append(25);
+    memory.recent.push(...committed.slice(10));
+    const sign = (state: { size: number; root: Uint8Array }) => ({
+      id: `cp-${state.size}`,
+      rootHash: Buffer.from(state.root).toString('base64'),
+      keyId: 'k',
+      note: 'n',
+    });
+    // A checkpoint row needs its key.
+    await t.db.query(
+      `insert into audit_signing_keys (id, name, "publicKey", "verifierKey", "privateKeySealed")
+       values ('k', 'x', 'x', $1, 'x')`,
+      [`x-${other}`],
+    );
+    const fast = await extendAuditTreeFromMemory(t.db, other, memory, sign);
+    const frontier = new MerkleFrontier();
+    for (const entry of committed) frontier.append(auditLeafHash(entry.hash));
+    expect(fast?.state.size).toBe(35);
+    expect(Buffer.from(fast?.state.root as Uint8Array)).toEqual(Buffer.from(frontier.root()));
+    const [stored] = await t.db.query<{ treeSize: string }>(
+      'select "treeSize"::text from audit_checkpoints where id = $1',
+      ['cp-35'],
+    );
+    expect(stored?.treeSize).toBe('35');
+    expect(await auditTreeSize(t.db, other)).toBe(35);
+    // Another grower moved the tree: nothing is written, the caller falls back.
+    await append(5);
+    const stale: TreeMemory = {
+      edge: { size: 30, hash: committed[29]?.hash as string, nodes: [] },
+      recent: committed.slice(30),
+    };
+    await expect(extendAuditTreeFromMemory(t.db, other, stale, sign)).rejects.toThrow(RangeError);
+    memory.recent.push(...committed.slice(35));
+    await growAuditTree(t.db, other, { upTo: 38 });
+    expect(await extendAuditTreeFromMemory(t.db, other, memory, sign)).toBeNull();
+    expect(memory.edge).toBeUndefined();
+    expect(await auditTreeSize(t.db, other)).toBe(38);
   });
 
   it('refuses a tree with a missing tile or entry (AUDIT_TREE_INCONSISTENT)', async () => {

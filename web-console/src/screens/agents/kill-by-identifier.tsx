@@ -4,12 +4,14 @@
 // id or its z6Mk… public key, pasted from an alert, the audit trail or a colleague's console link
 // (/console/agents/<id>, which opens this form with the id filled in). A confirmation names
 // exactly what is killed; the answer is the kill's, as on an agent's page.
+
 import { Alert, Button, Code, Group, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import { IconSkull } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { useMutation } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { decodePathSegment } from '../../components/path-segment.ts';
 import { KillAnswerView } from './kill-answer.tsx';
 import { KillAgentByIdentifierMutation } from './operations.ts';
 
@@ -26,7 +28,7 @@ export function parseAgentIdentifier(text: string): AgentIdentifier | null {
   const value = text.trim();
   if (!value) return null;
   const linked = /\/agents\/([^/?#\s]+)/.exec(value);
-  if (linked?.[1]) return { agentId: decodeURIComponent(linked[1]) };
+  if (linked?.[1]) return { agentId: decodePathSegment(linked[1]) };
   const key = value.replace(/^did:key:/, '');
   if (key.startsWith('z6Mk')) return { publicKey: key };
   return { agentId: value };

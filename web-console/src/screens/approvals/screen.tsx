@@ -5,6 +5,7 @@
 // (approval-page.tsx), the link MCP clients give their users when a call is held.
 import { Stack, Title } from '@mantine/core';
 import { Route, Switch } from 'wouter';
+import { decodePathSegment } from '../../components/path-segment.ts';
 import { RequireScope } from '../../components/require-scope.tsx';
 import { useSession } from '../../session/session.tsx';
 import { ApprovalPage } from './approval-page.tsx';
@@ -26,7 +27,7 @@ function ApprovalsScreen() {
             {(params) => (
               <ApprovalPage
                 key={params.id}
-                id={decodeURIComponent(params.id)}
+                id={decodePathSegment(params.id)}
                 canDecide={canDecide}
                 decideScope={DECIDE_SCOPE}
               />
