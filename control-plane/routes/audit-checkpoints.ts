@@ -29,6 +29,10 @@ export interface AuditCheckpointDependencies {
 
 const DOCS = 'docs/audit.md#checkpoints';
 const NOTE = { 'text/plain': { schema: { type: 'string' } } };
+const SIGNED_NOTE = {
+  description: 'The signed note; x-audit-tree-size is its tree size.',
+  content: NOTE,
+};
 /** A tree size in a query string: a positive decimal integer. */
 const TREE_SIZE = { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } as const;
 const PROOF_HASHES = {
@@ -60,10 +64,7 @@ export async function auditCheckpointRoutes(
         operationId: 'getAuditCheckpoint',
         summary: "The tenant's latest signed audit checkpoint (a C2SP signed note).",
         response: {
-          200: {
-            description: 'The signed note; x-audit-tree-size is its tree size.',
-            content: NOTE,
-          },
+          200: SIGNED_NOTE,
           401: errorBodySchema,
           403: errorBodySchema,
           404: errorBodySchema,
@@ -87,10 +88,7 @@ export async function auditCheckpointRoutes(
         summary:
           "Cuts the tenant's audit checkpoint now over every committed entry and answers it.",
         response: {
-          200: {
-            description: 'The signed note; x-audit-tree-size is its tree size.',
-            content: NOTE,
-          },
+          200: SIGNED_NOTE,
           401: errorBodySchema,
           403: errorBodySchema,
           503: errorBodySchema,

@@ -37,19 +37,31 @@ describeEachDatabase('audit tree storage', (kind) => {
   const roots: Uint8Array[] = [];
   let hashes: string[] = [];
 
-  beforeAll(async () => {
-    t = await createTestDatabase(kind);
-    tenantId = await createTenant(t.db);
-    const writer = createAuditWriter(t.db);
-    for (let i = 0; i < COUNT; i++) {
+  /** Appends `count` entries one by one; `committed` collects them as the writer commits them. */
+  const appendEntries = async (
+    tenant: string,
+    count: number,
+    committed?: { hash: string; prevHash: string | null }[],
+  ) => {
+    const writer = createAuditWriter(
+      t.db,
+      committed ? { onCommitted: (entries) => committed.push(...entries) } : {},
+    );
+    for (let i = 0; i < count; i++) {
       await writer.append({
-        tenantId,
+        tenantId: tenant,
         action: 'test.event',
         resourceType: 'test',
         resourceId: `r${i}`,
       });
     }
     await writer.close();
+  };
+
+  beforeAll(async () => {
+    t = await createTestDatabase(kind);
+    tenantId = await createTenant(t.db);
+    await appendEntries(tenantId, COUNT);
     hashes = (await exportAll(t.db, tenantId)).map((entry) => entry.hash);
     const frontier = new MerkleFrontier();
     for (const hash of hashes) {
@@ -97,18 +109,7 @@ describeEachDatabase('audit tree storage', (kind) => {
   it('grows from the entries this process committed, and from the database for the rest', async () => {
     const other = await createTenant(t.db);
     const committed: { hash: string; prevHash: string | null }[] = [];
-    const writer = createAuditWriter(t.db, {
-      onCommitted: (entries) => committed.push(...entries),
-    });
-    for (let i = 0; i < 120; i++) {
-      await writer.append({
-        tenantId: other,
-        action: 'test.event',
-        resourceType: 'test',
-        resourceId: `r${i}`,
-      });
-    }
-    await writer.close();
+    await appendEntries(other, 120, committed);
     const frontier = new MerkleFrontier();
     for (const entry of committed) frontier.append(auditLeafHash(entry.hash));
     // Entries 1..50 remembered, 51..60 not (another process's), 61..120 remembered.
@@ -139,19 +140,7 @@ describeEachDatabase('audit tree storage', (kind) => {
   it('extends the tree and stores its checkpoint in one round trip, only from the tree it remembers', async () => {
     const other = await createTenant(t.db);
     const committed: { hash: string; prevHash: string | null }[] = [];
-    const writer = createAuditWriter(t.db, {
-      onCommitted: (entries) => committed.push(...entries),
-    });
-    const append = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        await writer.append({
-          tenantId: other,
-          action: 'test.event',
-          resourceType: 'test',
-          resourceId: `r${i}`,
-        });
-      }
-    };
+    const append = (count: number) => appendEntries(other, count, committed);
     await append(10);
     const memory: TreeMemory = { recent: [...committed] };
     await growAuditTree(t.db, other, { memory });
@@ -196,16 +185,7 @@ describeEachDatabase('audit tree storage', (kind) => {
 
   it('refuses a tree with a missing tile or entry (AUDIT_TREE_INCONSISTENT)', async () => {
     const other = await createTenant(t.db);
-    const writer = createAuditWriter(t.db);
-    for (let i = 0; i < 40; i++) {
-      await writer.append({
-        tenantId: other,
-        action: 'test.event',
-        resourceType: 'test',
-        resourceId: `r${i}`,
-      });
-    }
-    await writer.close();
+    await appendEntries(other, 40);
     await growAuditTree(t.db, other, { upTo: 20 });
     await t.db.query(
       'delete from audit_tree_nodes where "tenantId" = $1 and level = 4 and index = 0',
@@ -220,16 +200,7 @@ describeEachDatabase('audit tree storage', (kind) => {
     });
     // An entry missing past the tree: the grower stops rather than skip it.
     const third = await createTenant(t.db);
-    const thirdWriter = createAuditWriter(t.db);
-    for (let i = 0; i < 5; i++) {
-      await thirdWriter.append({
-        tenantId: third,
-        action: 'test.event',
-        resourceType: 'test',
-        resourceId: `r${i}`,
-      });
-    }
-    await thirdWriter.close();
+    await appendEntries(third, 5);
     await t.db.query('alter table audit_entries disable trigger all');
     try {
       await t.db.query('delete from audit_entries where "tenantId" = $1 and seq = 3', [third]);
