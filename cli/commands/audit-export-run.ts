@@ -1,8 +1,7 @@
 // The work of `audit export` (see audit-export.ts for the command and its contract).
-import { createWriteStream } from 'node:fs';
-import { access, rename, unlink } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Readable, type Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AUDIT_EXPORT_PATH } from '../../control-plane/routes/audit-export.js';
 import { ADMIN_KEY_FILE } from '../../runtime/admin-key-file.js';
@@ -11,6 +10,7 @@ import { formatErrorLine, GatewayError, gatewayError } from '../../shared/errors
 import type { Database } from '../../storage/engine/database.js';
 import { openAuditExport } from '../../storage/tables/audit-export.js';
 import { openStoredDatabase } from '../open-stored-database.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -156,20 +156,4 @@ function parseInstant(option: string, text: string): Date {
     setting: `${option} ${JSON.stringify(text)}`,
     problem: `${reason}, e.g. 2026-07-04 or 2026-07-04T10:00:00Z`,
   });
-}
-
-/** Writes next to `file`, then renames: a failed export never leaves a partial file behind. */
-export async function writeFileAtomically(
-  file: string,
-  text: AsyncIterable<string>,
-): Promise<void> {
-  const partial = `${file}.partial-${process.pid}`;
-  const out: Writable = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
-  try {
-    await pipeline(Readable.from(text), out);
-    await rename(partial, file);
-  } catch (error) {
-    await unlink(partial).catch(() => {});
-    throw error;
-  }
 }

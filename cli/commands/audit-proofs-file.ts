@@ -13,7 +13,7 @@ import {
   latestAuditCheckpoint,
   type StoredCheckpoint,
 } from '../../storage/tables/audit-checkpoints.js';
-import { writeFileAtomically } from './audit-export-run.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 export interface AuditProofsRequest {
   readonly file: string;
