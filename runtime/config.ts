@@ -225,6 +225,12 @@ export const SETTINGS = {
     parse: integer(1, 86_400),
     help: "A tenant's signed audit checkpoint is cut once this many seconds passed since its last one with at least one new entry. The smaller it is, the sooner an auditor can hold a checkpoint that covers an entry.",
   }),
+  auditSinkFile: unsetByDefault({
+    name: 'AGENT_GATEWAY_AUDIT_SINK_FILE',
+    unset: 'unset',
+    parse: (text) => (text === undefined || text.trim() === '' ? undefined : text.trim()),
+    help: 'An append-only file that receives every signed audit checkpoint, in order, one signed note after another (a blank line between two); put it on another volume than the database. A sink that fails (its directory is missing, the volume is full) retries with backoff and delays only its own anchoring, never an append; it resumes where it stopped, also after a restart ([docs/audit.md](docs/audit.md#sinks)).',
+  }),
   graphqlIntrospection: setting({
     name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',
     default: 'true',

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AuditCheckpointer } from '../control-plane/audit/checkpointer.js';
+import { FileCheckpointSink } from '../control-plane/audit/file-sink.js';
+import { AuditSinkRunner, type CheckpointSink } from '../control-plane/audit/sinks.js';
 import type { Caller } from '../control-plane/graphql/context.js';
 import { KillFanOut } from '../control-plane/kill/fan-out.js';
 import { controlPlanePlugin } from '../control-plane/plugin.js';
@@ -128,6 +130,8 @@ export interface GatewayRuntime {
    * once migrated and given the master key. Data planes never sign.
    */
   readonly auditCheckpoints: AuditCheckpointer | undefined;
+  /** Hands every checkpoint to the configured sinks (roles `all`, `control-plane`); `start()` it with the checkpointer. */
+  readonly auditSinks: AuditSinkRunner | undefined;
   /** This process's name: a kill's receivedBy and its confirmation, every audit entry's metadata.writtenBy (default `local`). */
   readonly processName: string;
   /**
@@ -213,6 +217,8 @@ export interface GatewayRuntimeOptions {
   readonly cimdTimeoutMs?: number;
   /** When checkpoints are cut (AGENT_GATEWAY_AUDIT_CHECKPOINT_ENTRIES, _SECONDS). */
   readonly auditCheckpoint?: { readonly entries?: number; readonly seconds?: number };
+  /** Where checkpoints go (AGENT_GATEWAY_AUDIT_SINK_FILE); none by default. */
+  readonly auditSinks?: { readonly file?: string | undefined };
   /** Refusal auditing's clock and bounds (tests move the clock past a window). */
   readonly refusalAudit?: Omit<RefusalAuditorOptions, 'audit' | 'logger'>;
 }
@@ -436,8 +442,35 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           followBus: role === 'control-plane',
           entries: options.auditCheckpoint?.entries,
           seconds: options.auditCheckpoint?.seconds,
-          onCut: (trigger) => metrics.auditCheckpoints.inc({ trigger }),
+          onCut: (trigger) => {
+            metrics.auditCheckpoints.inc({ trigger });
+            auditSinks?.nudge();
+          },
           onFailure: () => metrics.auditCheckpointFailures.inc(),
+        });
+  const sinks: CheckpointSink[] = options.auditSinks?.file
+    ? [new FileCheckpointSink(options.auditSinks.file)]
+    : [];
+  const auditSinks =
+    role === 'data-plane' || sinks.length === 0
+      ? undefined
+      : new AuditSinkRunner({
+          db,
+          sinks,
+          logger,
+          onOutcome({ sink, checkpoint, ok, backlog }) {
+            metrics.auditSinkDeliveries.inc({
+              sink: sink.kind,
+              outcome: ok ? 'delivered' : 'failed',
+            });
+            metrics.auditSinkBacklog.set({ sink: sink.kind }, backlog);
+            if (ok) {
+              metrics.auditSinkLastAnchored.set(
+                { sink: sink.kind },
+                checkpoint.createdAt.getTime() / 1000,
+              );
+            }
+          },
         });
   if (role !== 'data-plane') {
     await app.register(controlPlanePlugin, {
@@ -483,6 +516,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     killSwitch,
     killFanOut,
     auditCheckpoints,
+    auditSinks,
     processName,
     decisionCounts,
     async registerTokenSigningKey() {
@@ -493,6 +527,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     async stop() {
       await killFanOut?.stop();
       await auditCheckpoints?.stop();
+      await auditSinks?.stop();
       await stopRevocationPublish?.();
       publisher.stop();
       await toolRefresher.stop();

@@ -114,6 +114,7 @@ export async function startProcess(
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
         cimdAllowPrivate: config.cimdAllowPrivate,
+        auditSinks: { file: config.auditSinkFile },
         auditCheckpoint: {
           entries: config.auditCheckpointEntries,
           seconds: config.auditCheckpointSeconds,
@@ -150,6 +151,7 @@ export async function startProcess(
     await runtime.killFanOut?.start();
     // Migrated and given the master key by now: cut what is due, then follow the appends.
     await runtime.auditCheckpoints?.start();
+    runtime.auditSinks?.start();
     const started = runtime;
     let closing: Promise<void> | undefined;
     return {

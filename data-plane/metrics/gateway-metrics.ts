@@ -25,6 +25,9 @@ export interface GatewayMetrics {
   readonly limitHits: Counter<'limit_id' | 'action'>;
   readonly auditCheckpoints: Counter<'trigger'>;
   readonly auditCheckpointFailures: Counter;
+  readonly auditSinkDeliveries: Counter<'sink' | 'outcome'>;
+  readonly auditSinkLastAnchored: Gauge<'sink'>;
+  readonly auditSinkBacklog: Gauge<'sink'>;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
   readonly decisions: DecisionTally;
 }
@@ -145,6 +148,24 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     auditCheckpointFailures: new Counter({
       name: 'agent_gateway_audit_checkpoint_failures_total',
       help: 'Audit checkpoint cuts that failed (logged as "audit checkpoint not cut" with the reason): a tenant whose count stays above zero is not being anchored.',
+      registers: [registry],
+    }),
+    auditSinkDeliveries: new Counter({
+      name: 'agent_gateway_audit_sink_deliveries_total',
+      help: 'Audit checkpoints handed to each sink (sink: file, http), by outcome (delivered, failed: retried with backoff).',
+      labelNames: ['sink', 'outcome'],
+      registers: [registry],
+    }),
+    auditSinkLastAnchored: new Gauge({
+      name: 'agent_gateway_audit_sink_last_anchored_timestamp_seconds',
+      help: "When the newest checkpoint a sink holds was cut (Unix seconds): time() minus it is how far the sink's anchoring lags.",
+      labelNames: ['sink'],
+      registers: [registry],
+    }),
+    auditSinkBacklog: new Gauge({
+      name: 'agent_gateway_audit_sink_backlog',
+      help: 'Checkpoints a sink has not received yet, as its last attempt saw them (at most 100 are read at a time).',
+      labelNames: ['sink'],
       registers: [registry],
     }),
     decisions: new DecisionTally(),

@@ -109,7 +109,12 @@ export async function startTestGateway(
      * Cut signed audit checkpoints as `start` does: the key custody gets a master key and the
      * checkpointer starts (default: off, so other tests pay nothing for it).
      */
-    auditCheckpoints?: { entries?: number; seconds?: number; masterKey?: Buffer };
+    auditCheckpoints?: {
+      entries?: number;
+      seconds?: number;
+      masterKey?: Buffer;
+      sinkFile?: string;
+    };
   } = {},
 ): Promise<TestGateway> {
   const t: TestDatabase = await createTestDatabase(kind);
@@ -147,6 +152,9 @@ export async function startTestGateway(
       ? {}
       : { graphqlIntrospection: options.graphqlIntrospection }),
     ...(options.auditCheckpoints ? { auditCheckpoint: options.auditCheckpoints } : {}),
+    ...(options.auditCheckpoints?.sinkFile
+      ? { auditSinks: { file: options.auditCheckpoints.sinkFile } }
+      : {}),
   });
   await runtime.registerTokenSigningKey();
   await runtime.publisher.start();
@@ -190,6 +198,7 @@ export async function startTestGateway(
     const masterKey = options.auditCheckpoints.masterKey ?? randomBytes(32);
     runtime.keyCustody.useMasterKey(masterKey, 'the test gateway');
     await runtime.auditCheckpoints?.start();
+    runtime.auditSinks?.start();
   }
   return {
     url,

@@ -1,0 +1,190 @@
+// Checkpoint sinks (docs/audit.md, "Sinks"): every signed checkpoint leaves the gateway, in order,
+// to places its database's owner does not control. A checkpoint that lives only in the database
+// anchors nothing against whoever controls the database.
+//
+// One loop per sink reads the checkpoints after the sink's progress (audit_sink_progress, in
+// (createdAt, id) order) and hands them over one by one. The progress moves after each delivery,
+// so after a restart or a failure the sink resumes where it stopped and receives every checkpoint
+// exactly in order. A failing sink retries with backoff and delays only its own anchoring:
+// nothing here is on the append path, and another sink keeps going.
+//
+// Checkpoints are read once they are SETTLE_MS old. A checkpoint stored by a transaction that
+// started earlier but committed later (two cuts at once on PostgreSQL) is then already visible,
+// and never lands behind a sink's progress.
+import type { Logger } from 'pino';
+import type { Database } from '../../storage/engine/database.js';
+import type { StoredCheckpoint } from '../../storage/tables/audit-checkpoints.js';
+
+/** Where checkpoints go. `deliver` resolves once the sink holds the checkpoint durably. */
+export interface CheckpointSink {
+  /** Its progress key and log name: `file:<path>`, `http:<url>`. */
+  readonly name: string;
+  /** Its kind, the metrics' label: `file`, `http`. */
+  readonly kind: string;
+  deliver(checkpoint: StoredCheckpoint): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export interface SinkOutcome {
+  readonly sink: CheckpointSink;
+  /** The checkpoint delivered (ok) or not (failed). */
+  readonly checkpoint: StoredCheckpoint;
+  readonly ok: boolean;
+  /** Checkpoints still waiting after this one. */
+  readonly backlog: number;
+}
+
+export interface AuditSinkRunnerOptions {
+  readonly db: Database;
+  readonly sinks: readonly CheckpointSink[];
+  readonly logger: Logger;
+  /** After each delivery attempt (metrics). Must not throw. */
+  readonly onOutcome?: (outcome: SinkOutcome) => void;
+  /** Retry backoff bounds (defaults 1 s and 60 s; tests shorten them). */
+  readonly retryMinMs?: number;
+  readonly retryMaxMs?: number;
+  /** How often an idle sink looks for new checkpoints without a nudge (default 5 s). */
+  readonly idleMs?: number;
+}
+
+const SETTLE_MS = 1000;
+const BATCH = 100;
+
+interface Cursor {
+  createdAt: Date | null;
+  id: string | null;
+}
+
+interface CheckpointRow extends Omit<StoredCheckpoint, 'treeSize'> {
+  readonly treeSize: string | number;
+}
+
+export class AuditSinkRunner {
+  readonly #options: AuditSinkRunnerOptions;
+  readonly #loops: Promise<void>[] = [];
+  #wake: (() => void)[] = [];
+  #stopped = false;
+
+  constructor(options: AuditSinkRunnerOptions) {
+    this.#options = options;
+  }
+
+  get sinks(): readonly CheckpointSink[] {
+    return this.#options.sinks;
+  }
+
+  start(): void {
+    for (const sink of this.#options.sinks) this.#loops.push(this.#run(sink));
+  }
+
+  /** A checkpoint was cut: sinks look for it (after it settled) instead of at their next tick. */
+  nudge(): void {
+    const wake = this.#wake;
+    this.#wake = [];
+    for (const resolve of wake) resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.nudge();
+    await Promise.all(this.#loops);
+    for (const sink of this.#options.sinks) await sink.close?.().catch(() => {});
+  }
+
+  /** Waits `ms`, or less when nudged or stopped. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.#wake.push(done);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  async #run(sink: CheckpointSink): Promise<void> {
+    const { db, logger } = this.#options;
+    const retryMin = this.#options.retryMinMs ?? 1000;
+    const retryMax = this.#options.retryMaxMs ?? 60_000;
+    let cursor: Cursor | undefined;
+    let backoff = retryMin;
+    while (!this.#stopped) {
+      try {
+        cursor ??= await readCursor(db, sink.name);
+        const due = await readAfter(db, cursor);
+        if (due.length === 0) {
+          // Nudged when a checkpoint is cut; it is read once it has settled.
+          await this.#pause(this.#options.idleMs ?? 5000);
+          if (!this.#stopped) await this.#pause(SETTLE_MS);
+          continue;
+        }
+        for (const [i, checkpoint] of due.entries()) {
+          if (this.#stopped) return;
+          try {
+            await sink.deliver(checkpoint);
+          } catch (error) {
+            logger.warn(
+              { err: error, sink: sink.name, retryInMs: backoff, treeSize: checkpoint.treeSize },
+              'audit checkpoint sink failed: retrying',
+            );
+            this.#options.onOutcome?.({ sink, checkpoint, ok: false, backlog: due.length - i });
+            await this.#pause(backoff);
+            backoff = Math.min(retryMax, backoff * 2);
+            break;
+          }
+          backoff = retryMin;
+          cursor = { createdAt: checkpoint.createdAt, id: checkpoint.id };
+          await saveCursor(db, sink.name, checkpoint);
+          this.#options.onOutcome?.({ sink, checkpoint, ok: true, backlog: due.length - i - 1 });
+        }
+      } catch (error) {
+        // The database itself: try again later, from the stored progress.
+        logger.error(
+          { err: error, sink: sink.name },
+          'audit checkpoint sink cannot read its progress',
+        );
+        cursor = undefined;
+        await this.#pause(backoff);
+        backoff = Math.min(retryMax, backoff * 2);
+      }
+    }
+  }
+}
+
+async function readCursor(db: Database, sink: string): Promise<Cursor> {
+  const [row] = await db.query<{ lastCreatedAt: Date | null; lastId: string | null }>(
+    'select "lastCreatedAt", "lastId" from audit_sink_progress where sink = $1',
+    [sink],
+  );
+  return { createdAt: row?.lastCreatedAt ?? null, id: row?.lastId ?? null };
+}
+
+async function readAfter(db: Database, cursor: Cursor): Promise<StoredCheckpoint[]> {
+  const rows = await db.query<CheckpointRow>(
+    `select id, "tenantId", "treeSize", "rootHash", "keyId", note, "createdAt"
+     from audit_checkpoints
+     where ($1::timestamptz is null or ("createdAt", id) > ($1::timestamptz, $2::text))
+       and "createdAt" < now() - make_interval(secs => $3)
+     order by "createdAt", id
+     limit $4`,
+    [cursor.createdAt?.toISOString() ?? null, cursor.id ?? '', SETTLE_MS / 1000, BATCH],
+  );
+  return rows.map((row) => ({
+    ...row,
+    treeSize: Number(row.treeSize),
+    createdAt: new Date(row.createdAt),
+  }));
+}
+
+async function saveCursor(db: Database, sink: string, checkpoint: StoredCheckpoint): Promise<void> {
+  await db.query(
+    `insert into audit_sink_progress (sink, "lastCreatedAt", "lastId", delivered, "updatedAt")
+     values ($1, $2, $3, 1, now())
+     on conflict (sink) do update set "lastCreatedAt" = excluded."lastCreatedAt",
+       "lastId" = excluded."lastId", delivered = audit_sink_progress.delivered + 1,
+       "updatedAt" = now()`,
+    [sink, checkpoint.createdAt.toISOString(), checkpoint.id],
+  );
+}

@@ -1,0 +1,15 @@
+-- Checkpoint sinks (docs/audit.md, "Sinks"): each sink's progress through the checkpoints, in
+-- (createdAt, id) order, which the new index serves.
+-- CreateTable
+CREATE TABLE "audit_sink_progress" (
+    "sink" TEXT NOT NULL,
+    "lastCreatedAt" TIMESTAMPTZ(3),
+    "lastId" TEXT,
+    "delivered" BIGINT NOT NULL DEFAULT 0,
+    "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "audit_sink_progress_pkey" PRIMARY KEY ("sink")
+);
+
+-- CreateIndex
+CREATE INDEX "audit_checkpoints_createdAt_id_idx" ON "audit_checkpoints"("createdAt", "id");
