@@ -231,6 +231,34 @@ export const SETTINGS = {
     parse: (text) => (text === undefined || text.trim() === '' ? undefined : text.trim()),
     help: 'An append-only file that receives every signed audit checkpoint, in order, one signed note after another (a blank line between two); put it on another volume than the database. A sink that fails (its directory is missing, the volume is full) retries with backoff and delays only its own anchoring, never an append; it resumes where it stopped, also after a restart ([docs/audit.md](docs/audit.md#sinks)).',
   }),
+  auditSinkUrl: unsetByDefault({
+    name: 'AGENT_GATEWAY_AUDIT_SINK_URL',
+    unset: 'unset',
+    parse: (text, name) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const value = text.trim();
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw gatewayError('CONFIG_INVALID', { setting: name, problem: `"${value}" is not a URL` });
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        throw gatewayError('CONFIG_INVALID', {
+          setting: name,
+          problem: 'it is not an http(s) URL',
+        });
+      }
+      return value;
+    },
+    help: "An HTTP endpoint that receives every signed audit checkpoint, in order: a POST of the signed note itself (`text/plain`), retried with backoff until it answers 2xx. The connection passes the egress policy (AGENT_GATEWAY_EGRESS_ALLOW / _DENY) like an upstream's ([docs/audit.md](docs/audit.md#sinks)).",
+  }),
+  auditSinkToken: unsetByDefault({
+    name: 'AGENT_GATEWAY_AUDIT_SINK_TOKEN',
+    unset: 'unset',
+    parse: (text) => (text === undefined || text.trim() === '' ? undefined : text.trim()),
+    help: 'The bearer token sent to AGENT_GATEWAY_AUDIT_SINK_URL (`Authorization: Bearer …`); unset: no Authorization header.',
+  }),
   graphqlIntrospection: setting({
     name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',
     default: 'true',

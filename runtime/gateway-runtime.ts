@@ -4,8 +4,10 @@
 // event bus. The role decides which planes a process serves (docs/architecture.md).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { Agent } from 'undici';
 import { AuditCheckpointer } from '../control-plane/audit/checkpointer.js';
 import { FileCheckpointSink } from '../control-plane/audit/file-sink.js';
+import { HttpCheckpointSink } from '../control-plane/audit/http-sink.js';
 import { AuditSinkRunner, type CheckpointSink } from '../control-plane/audit/sinks.js';
 import type { Caller } from '../control-plane/graphql/context.js';
 import { KillFanOut } from '../control-plane/kill/fan-out.js';
@@ -41,6 +43,7 @@ import { TokenSigner, type TokenSigningKeyMaterial } from '../data-plane/oauth/t
 import { findPresentedKey } from '../data-plane/plugins/auth.js';
 import { type SnapshotApplyResult, SnapshotStore } from '../data-plane/store/snapshot-store.js';
 import {
+  createEgressConnector,
   createUpstreamClient,
   resolveWithDns,
   type UpstreamClient,
@@ -71,6 +74,10 @@ import { type AuditWriter, createAuditWriter } from '../storage/tables/audit-wri
 import { localReporter } from '../storage/tables/decision-counts.js';
 import { withStorableText } from '../storage/tables/storable-audit.js';
 import { registerTokenSigningKey } from './token-signing-key.js';
+
+/** The egress refusals of the HTTP checkpoint sink are logged under this key (no server). */
+const AUDIT_SINK_EGRESS_KEY = 'audit-sink';
+const SINK_CONNECT_TIMEOUT_MS = 10_000;
 
 /** The parts of a running gateway: the HTTP app, the in-memory configuration and its feeders. */
 export interface GatewayRuntime {
@@ -218,7 +225,13 @@ export interface GatewayRuntimeOptions {
   /** When checkpoints are cut (AGENT_GATEWAY_AUDIT_CHECKPOINT_ENTRIES, _SECONDS). */
   readonly auditCheckpoint?: { readonly entries?: number; readonly seconds?: number };
   /** Where checkpoints go (AGENT_GATEWAY_AUDIT_SINK_FILE); none by default. */
-  readonly auditSinks?: { readonly file?: string | undefined };
+  readonly auditSinks?: {
+    readonly file?: string | undefined;
+    readonly url?: string | undefined;
+    readonly token?: string | undefined;
+    /** The first retry's delay after a failed delivery (default 1 s; tests shorten it). */
+    readonly retryMinMs?: number | undefined;
+  };
   /** Refusal auditing's clock and bounds (tests move the clock past a window). */
   readonly refusalAudit?: Omit<RefusalAuditorOptions, 'audit' | 'logger'>;
 }
@@ -448,9 +461,20 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           },
           onFailure: () => metrics.auditCheckpointFailures.inc(),
         });
-  const sinks: CheckpointSink[] = options.auditSinks?.file
-    ? [new FileCheckpointSink(options.auditSinks.file)]
-    : [];
+  const sinks: CheckpointSink[] = [];
+  if (options.auditSinks?.file) sinks.push(new FileCheckpointSink(options.auditSinks.file));
+  if (options.auditSinks?.url) {
+    sinks.push(
+      new HttpCheckpointSink({
+        url: options.auditSinks.url,
+        token: options.auditSinks.token,
+        // The egress policy decides the sink's address as it decides an upstream's.
+        dispatcher: new Agent({
+          connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
+        }),
+      }),
+    );
+  }
   const auditSinks =
     role === 'data-plane' || sinks.length === 0
       ? undefined
@@ -458,6 +482,9 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           db,
           sinks,
           logger,
+          ...(options.auditSinks?.retryMinMs === undefined
+            ? {}
+            : { retryMinMs: options.auditSinks.retryMinMs }),
           onOutcome({ sink, checkpoint, ok, backlog }) {
             metrics.auditSinkDeliveries.inc({
               sink: sink.kind,

@@ -114,7 +114,11 @@ export async function startProcess(
         streamHeartbeatMs: config.streamHeartbeatMs,
         egress: { policy: config.egress },
         cimdAllowPrivate: config.cimdAllowPrivate,
-        auditSinks: { file: config.auditSinkFile },
+        auditSinks: {
+          file: config.auditSinkFile,
+          url: config.auditSinkUrl,
+          token: config.auditSinkToken,
+        },
         auditCheckpoint: {
           entries: config.auditCheckpointEntries,
           seconds: config.auditCheckpointSeconds,

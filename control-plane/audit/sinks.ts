@@ -43,7 +43,7 @@ export interface AuditSinkRunnerOptions {
   /** Retry backoff bounds (defaults 1 s and 60 s; tests shorten them). */
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
-  /** How often an idle sink looks for new checkpoints without a nudge (default 5 s). */
+  /** How often an idle sink looks for new checkpoints without a nudge (default 1 s). */
   readonly idleMs?: number;
 }
 
@@ -116,7 +116,7 @@ export class AuditSinkRunner {
         const due = await readAfter(db, cursor);
         if (due.length === 0) {
           // Nudged when a checkpoint is cut; it is read once it has settled.
-          await this.#pause(this.#options.idleMs ?? 5000);
+          await this.#pause(this.#options.idleMs ?? 1000);
           if (!this.#stopped) await this.#pause(SETTLE_MS);
           continue;
         }

@@ -114,6 +114,8 @@ export async function startTestGateway(
       seconds?: number;
       masterKey?: Buffer;
       sinkFile?: string;
+      sinkUrl?: string;
+      sinkToken?: string;
     };
   } = {},
 ): Promise<TestGateway> {
@@ -152,8 +154,16 @@ export async function startTestGateway(
       ? {}
       : { graphqlIntrospection: options.graphqlIntrospection }),
     ...(options.auditCheckpoints ? { auditCheckpoint: options.auditCheckpoints } : {}),
-    ...(options.auditCheckpoints?.sinkFile
-      ? { auditSinks: { file: options.auditCheckpoints.sinkFile } }
+    ...(options.auditCheckpoints
+      ? {
+          auditSinks: {
+            file: options.auditCheckpoints.sinkFile,
+            url: options.auditCheckpoints.sinkUrl,
+            token: options.auditCheckpoints.sinkToken,
+            // Failing sinks retry at once: tests wait for the outcome, not for a backoff.
+            retryMinMs: 20,
+          },
+        }
       : {}),
   });
   await runtime.registerTokenSigningKey();
