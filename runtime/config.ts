@@ -13,6 +13,7 @@ import {
   parseEgressList,
 } from '../shared/egress/index.js';
 import { type GatewayError, gatewayError } from '../shared/errors/index.js';
+import { parseWitnessKey } from '../shared/tlog/index.js';
 
 /** One setting, written once. An empty variable counts as unset. */
 export interface Setting<T> {
@@ -258,6 +259,34 @@ export const SETTINGS = {
     unset: 'unset',
     parse: (text) => (text === undefined || text.trim() === '' ? undefined : text.trim()),
     help: 'The bearer token sent to AGENT_GATEWAY_AUDIT_SINK_URL (`Authorization: Bearer …`); unset: no Authorization header.',
+  }),
+  auditWitnessUrl: unsetByDefault({
+    name: 'AGENT_GATEWAY_AUDIT_WITNESS_URL',
+    unset: 'unset',
+    parse: (text, name) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const value = text.trim();
+      if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+        throw gatewayError('CONFIG_INVALID', {
+          setting: name,
+          problem: `"${value}" is not an http(s) URL`,
+        });
+      }
+      return value;
+    },
+    help: "A C2SP tlog-witness's submission prefix: every signed audit checkpoint is submitted with `add-checkpoint` (and the consistency proof from the size the witness has), and the witness's cosignature is stored with the checkpoint and served after the gateway's signature. Needs AGENT_GATEWAY_AUDIT_WITNESS_KEY. The witness must trust the gateway's audit verifier key (GET /api/v1/audit/checkpoint/key) for the tenants' origins ([docs/audit.md](docs/audit.md#sinks)).",
+  }),
+  auditWitnessKey: unsetByDefault({
+    name: 'AGENT_GATEWAY_AUDIT_WITNESS_KEY',
+    unset: 'unset',
+    parse: (text, name) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const key = parseWitnessKey(text);
+      if (typeof key === 'string')
+        throw gatewayError('CONFIG_INVALID', { setting: name, problem: key });
+      return key;
+    },
+    help: "The witness's verifier key (`<name>+<key id>+<base64 0x04 ‖ Ed25519 key>`): only its valid cosignature/v1 is stored.",
   }),
   graphqlIntrospection: setting({
     name: 'AGENT_GATEWAY_GRAPHQL_INTROSPECTION',

@@ -8,7 +8,9 @@ import { Agent } from 'undici';
 import { AuditCheckpointer } from '../control-plane/audit/checkpointer.js';
 import { FileCheckpointSink } from '../control-plane/audit/file-sink.js';
 import { HttpCheckpointSink } from '../control-plane/audit/http-sink.js';
+import { auditConsistencyProof } from '../control-plane/audit/proofs.js';
 import { AuditSinkRunner, type CheckpointSink } from '../control-plane/audit/sinks.js';
+import { WitnessCheckpointSink } from '../control-plane/audit/witness-sink.js';
 import type { Caller } from '../control-plane/graphql/context.js';
 import { KillFanOut } from '../control-plane/kill/fan-out.js';
 import { controlPlanePlugin } from '../control-plane/plugin.js';
@@ -69,7 +71,9 @@ import {
 } from '../shared/events/index.js';
 import { PublicUrl } from '../shared/public-url.js';
 import type { ConfigSnapshot } from '../shared/snapshot/index.js';
+import type { WitnessKey } from '../shared/tlog/index.js';
 import type { Database } from '../storage/engine/database.js';
+import { addCosignatures } from '../storage/tables/audit-checkpoints.js';
 import { type AuditWriter, createAuditWriter } from '../storage/tables/audit-writer.js';
 import { localReporter } from '../storage/tables/decision-counts.js';
 import { withStorableText } from '../storage/tables/storable-audit.js';
@@ -229,6 +233,8 @@ export interface GatewayRuntimeOptions {
     readonly file?: string | undefined;
     readonly url?: string | undefined;
     readonly token?: string | undefined;
+    /** A C2SP tlog-witness: its submission prefix and verifier key. */
+    readonly witness?: { readonly url: string; readonly key: WitnessKey } | undefined;
     /** The first retry's delay after a failed delivery (default 1 s; tests shorten it). */
     readonly retryMinMs?: number | undefined;
   };
@@ -472,6 +478,20 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
         dispatcher: new Agent({
           connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
         }),
+      }),
+    );
+  }
+  if (options.auditSinks?.witness) {
+    sinks.push(
+      new WitnessCheckpointSink({
+        ...options.auditSinks.witness,
+        dispatcher: new Agent({
+          connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
+        }),
+        consistency: async (tenantId, first, second) =>
+          (await auditConsistencyProof(db, tenantId, first, second)).hashes,
+        store: (checkpointId, lines) => addCosignatures(db, checkpointId, lines),
+        logger,
       }),
     );
   }

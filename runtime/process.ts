@@ -7,7 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createReadiness, type Readiness } from '../http-edge/health.js';
+import { gatewayError } from '../shared/errors/index.js';
 import { PublicUrl } from '../shared/public-url.js';
+import type { WitnessKey } from '../shared/tlog/index.js';
 import { makeDataDirPrivate } from '../storage/engine/data-dir-permissions.js';
 import { type Database, openDatabase } from '../storage/engine/database.js';
 import { openEventBus } from '../storage/events/index.js';
@@ -118,6 +120,7 @@ export async function startProcess(
           file: config.auditSinkFile,
           url: config.auditSinkUrl,
           token: config.auditSinkToken,
+          witness: auditWitnessOf(config),
         },
         auditCheckpoint: {
           entries: config.auditCheckpointEntries,
@@ -204,4 +207,19 @@ async function shutdown(
   logger.info('audit queue flushed');
   await db.close();
   logger.info('stopped');
+}
+
+/** The witness of AGENT_GATEWAY_AUDIT_WITNESS_URL and _KEY: both, or neither. */
+function auditWitnessOf(config: GatewayConfig): { url: string; key: WitnessKey } | undefined {
+  const { auditWitnessUrl: url, auditWitnessKey: key } = config;
+  if (url === undefined && key === undefined) return undefined;
+  if (url === undefined || key === undefined) {
+    throw gatewayError('CONFIG_INVALID', {
+      setting:
+        url === undefined ? 'AGENT_GATEWAY_AUDIT_WITNESS_URL' : 'AGENT_GATEWAY_AUDIT_WITNESS_KEY',
+      problem:
+        'the witness sink needs both AGENT_GATEWAY_AUDIT_WITNESS_URL and AGENT_GATEWAY_AUDIT_WITNESS_KEY',
+    });
+  }
+  return { url, key };
 }

@@ -12,6 +12,7 @@ import type { Database } from '../../storage/engine/database.js';
 import {
   latestAuditCheckpoint,
   type StoredCheckpoint,
+  servedNote,
 } from '../../storage/tables/audit-checkpoints.js';
 import { writeFileAtomically } from '../write-file-atomically.js';
 
@@ -37,7 +38,7 @@ export async function writeAuditProofs(db: Database, request: AuditProofsRequest
   };
   const said: string[] = [];
   if (latest !== null) {
-    proofs.checkpoints = [latest.note];
+    proofs.checkpoints = [servedNote(latest)];
     said.push(`checkpoint of tree size ${latest.treeSize}`);
     if (request.slice === undefined) {
       if (latest.treeSize > count && count > 0) {
@@ -46,7 +47,9 @@ export async function writeAuditProofs(db: Database, request: AuditProofsRequest
         said.push(`consistency proof ${count} → ${latest.treeSize}`);
       } else if (latest.treeSize < count) {
         const covered = await largestCheckpointUpTo(db, tenantId, count);
-        if (covered && covered.id !== latest.id) proofs.checkpoints = [covered.note, latest.note];
+        if (covered && covered.id !== latest.id) {
+          proofs.checkpoints = [servedNote(covered), servedNote(latest)];
+        }
       }
     } else if (request.slice !== null) {
       const entryId = await lastCoveredEntry(db, tenantId, request.slice, latest.treeSize);
@@ -73,7 +76,8 @@ async function largestCheckpointUpTo(
   size: number,
 ): Promise<StoredCheckpoint | null> {
   const [row] = await db.query<StoredCheckpoint & { treeSize: string | number }>(
-    `select id, "tenantId", "treeSize", "rootHash", "keyId", note, "createdAt" from audit_checkpoints
+    `select id, "tenantId", "treeSize", "rootHash", "keyId", note, cosignatures, "createdAt"
+     from audit_checkpoints
      where "tenantId" = $1 and "treeSize" <= $2 and "treeSize" > 0
      order by "treeSize" desc, "createdAt" desc limit 1`,
     [tenantId, size],

@@ -22,7 +22,12 @@ import {
   wantedByAnchors,
 } from '../../shared/audit/index.js';
 import { formatErrorLine } from '../../shared/errors/index.js';
-import { type NoteVerifierKey, parseVerifierKey } from '../../shared/tlog/index.js';
+import {
+  type NoteVerifierKey,
+  parseVerifierKey,
+  parseWitnessKey,
+  type WitnessKey,
+} from '../../shared/tlog/index.js';
 
 const EXIT_VERIFIED = 0;
 const EXIT_BROKEN = 1;
@@ -35,6 +40,7 @@ interface VerifyFlags {
   head?: string;
   checkpoint: string[];
   key: NoteVerifierKey[];
+  witnessKey: WitnessKey[];
   proofs?: string;
   dataDir?: string;
 }
@@ -48,6 +54,12 @@ const MAX_PROOFS_BYTES = 16 * 1024 * 1024;
 
 function collect<T>(parse: (value: string) => T) {
   return (value: string, previous: T[] = []) => [...previous, parse(value)];
+}
+
+function parseWitnessKeyOption(value: string): WitnessKey {
+  const key = parseWitnessKey(value);
+  if (typeof key === 'string') throw new InvalidArgumentError(`${key}.`);
+  return key;
 }
 
 function parseKeyOption(value: string): NoteVerifierKey {
@@ -91,6 +103,12 @@ export function registerAuditVerify(audit: Command): void {
       '--key <verifier key>',
       'a trusted audit verifier key, <name>+<id>+<key> (repeatable; default: the audit keys stored in the database of --data-dir or DATABASE_URL)',
       collect(parseKeyOption),
+      [],
+    )
+    .option(
+      '--witness-key <verifier key>',
+      "a witness's cosignature/v1 key (repeatable): the witnesses that cosigned each checkpoint are reported",
+      collect(parseWitnessKeyOption),
       [],
     )
     .option(
@@ -166,6 +184,7 @@ async function runAuditVerify(file: string, flags: VerifyFlags): Promise<number>
       ? verifyAnchors({
           checkpoints: anchors.checkpoints,
           keys: anchors.keys,
+          witnessKeys: flags.witnessKey,
           proofs: anchors.proofs,
           tap,
           tenantId: result.tenantId,
@@ -322,7 +341,11 @@ function formatAnchors(anchors: AnchorResult | undefined): string {
   if (anchors === undefined) return '';
   const lines = anchors.checkpoints.map((checkpoint) => {
     const size = checkpoint.treeSize === null ? '' : ` (tree size ${checkpoint.treeSize})`;
-    const by = checkpoint.signedBy === null ? '' : `, signed by ${checkpoint.signedBy}`;
+    const by =
+      (checkpoint.signedBy === null ? '' : `, signed by ${checkpoint.signedBy}`) +
+      (checkpoint.cosignedBy.length === 0
+        ? ''
+        : `, cosigned by ${checkpoint.cosignedBy.join(', ')}`);
     return `checkpoint ${checkpoint.source}${size}: ${STATUS_TEXT[checkpoint.status]}${by}`;
   });
   const first = anchors.findings[0];

@@ -192,6 +192,7 @@ export class AuditCheckpointer {
           ...fast.checkpoint,
           tenantId,
           treeSize: fast.state.size,
+          cosignatures: '',
           createdAt: new Date(),
         };
         this.#anchored.add(tenantId);

@@ -163,7 +163,7 @@ async function readCursor(db: Database, sink: string): Promise<Cursor> {
 
 async function readAfter(db: Database, cursor: Cursor): Promise<StoredCheckpoint[]> {
   const rows = await db.query<CheckpointRow>(
-    `select id, "tenantId", "treeSize", "rootHash", "keyId", note, "createdAt"
+    `select id, "tenantId", "treeSize", "rootHash", "keyId", note, cosignatures, "createdAt"
      from audit_checkpoints
      where ($1::timestamptz is null or ("createdAt", id) > ($1::timestamptz, $2::text))
        and "createdAt" < now() - make_interval(secs => $3)

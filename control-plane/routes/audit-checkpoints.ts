@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorBodySchema, gatewayError } from '../../shared/errors/index.js';
 import { SCOPES } from '../../shared/identity/scopes.js';
 import type { Database } from '../../storage/engine/database.js';
+import { servedNote } from '../../storage/tables/audit-checkpoints.js';
 import { type AuditCheckpointer, requireLatestCheckpoint } from '../audit/checkpointer.js';
 import { auditConsistencyProof, auditInclusionProof } from '../audit/proofs.js';
 import { listAuditSigningKeys } from '../audit/signing-key.js';
@@ -74,7 +75,7 @@ export async function auditCheckpointRoutes(
     async (request, reply) => {
       const { tenantId } = reader.callerOf(request);
       const latest = await requireLatestCheckpoint(deps.db, tenantId);
-      return sendNote(reply, latest.note, latest.treeSize);
+      return sendNote(reply, servedNote(latest), latest.treeSize);
     },
   );
 
@@ -103,7 +104,7 @@ export async function auditCheckpointRoutes(
         });
       }
       const checkpoint = await deps.auditCheckpoints.cut(tenantId);
-      return sendNote(reply, checkpoint.note, checkpoint.treeSize);
+      return sendNote(reply, servedNote(checkpoint), checkpoint.treeSize);
     },
   );
 

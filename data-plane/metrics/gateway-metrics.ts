@@ -152,7 +152,7 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
     }),
     auditSinkDeliveries: new Counter({
       name: 'agent_gateway_audit_sink_deliveries_total',
-      help: 'Audit checkpoints handed to each sink (sink: file, http), by outcome (delivered, failed: retried with backoff).',
+      help: 'Audit checkpoints handed to each sink (sink: file, http, witness), by outcome (delivered, failed: retried with backoff).',
       labelNames: ['sink', 'outcome'],
       registers: [registry],
     }),

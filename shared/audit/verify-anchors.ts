@@ -15,6 +15,7 @@
 // are a split view. Findings come in the order the checks run, the first one names what to look
 // at. Pure.
 import {
+  cosignedAt,
   EMPTY_TREE_ROOT,
   MerkleFrontier,
   type NoteVerifierKey,
@@ -23,6 +24,7 @@ import {
   parseNote,
   verifyConsistency,
   verifyInclusion,
+  type WitnessKey,
 } from '../tlog/index.js';
 import type { AuditIssueCode } from './codes.js';
 import { auditLeafHash } from './tree.js';
@@ -201,6 +203,8 @@ export interface CheckpointOutcome {
   readonly rootHash: string | null;
   /** `<key name>+<key id>` of the key that signed it. */
   readonly signedBy: string | null;
+  /** The witnesses (of the keys given) whose valid cosignature/v1 it carries, by name. */
+  readonly cosignedBy: readonly string[];
   readonly status: CheckpointStatus;
 }
 
@@ -215,6 +219,8 @@ export interface AnchorResult {
 export interface VerifyAnchorsInput {
   readonly checkpoints: readonly CheckpointSource[];
   readonly keys: readonly NoteVerifierKey[];
+  /** Witness keys: their cosignatures are reported (none is required). */
+  readonly witnessKeys?: readonly WitnessKey[] | undefined;
   readonly proofs?: AuditProofs | undefined;
   readonly tap: ExportTreeTap;
   /** The export's tenant (null for an empty export). */
@@ -260,6 +266,7 @@ export function verifyAnchors(input: VerifyAnchorsInput): AnchorResult {
       treeSize: null,
       rootHash: null,
       signedBy: null,
+      cosignedBy: [],
       status: 'failed',
     } as (typeof outcomes)[number];
     outcomes.push(outcome);
@@ -285,6 +292,9 @@ export function verifyAnchors(input: VerifyAnchorsInput): AnchorResult {
       continue;
     }
     outcome.signedBy = `${key.name}+${key.keyId.toString(16).padStart(8, '0')}`;
+    outcome.cosignedBy = (input.witnessKeys ?? [])
+      .filter((witness) => cosignedAt(parsed.text, parsed.signatures, witness) !== null)
+      .map((witness) => witness.name);
     const expected = input.tenantId === null ? null : `${key.name}/${input.tenantId}`;
     if (
       expected === null

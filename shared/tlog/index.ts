@@ -2,6 +2,14 @@
 // C2SP signed notes and checkpoints. Pure.
 export { type Checkpoint, formatCheckpoint, isValidOrigin, parseCheckpoint } from './checkpoint.js';
 export {
+  cosignatureKeyId,
+  cosignedAt,
+  cosignedMessage,
+  formatWitnessKey,
+  parseWitnessKey,
+  type WitnessKey,
+} from './cosignature.js';
+export {
   consistencyProofRanges,
   EMPTY_TREE_ROOT,
   foldNodes,

@@ -11,15 +11,51 @@ export interface StoredCheckpoint {
   /** base64, as in the note. */
   readonly rootHash: string;
   readonly keyId: string;
+  /** The signed note as the gateway signed it. */
   readonly note: string;
+  /** Witness cosignature lines gathered since (empty when none): served after the note. */
+  readonly cosignatures: string;
   readonly createdAt: Date;
+}
+
+/** The note as served: the gateway's signature, then every witness's cosignature. */
+export function servedNote(checkpoint: Pick<StoredCheckpoint, 'note' | 'cosignatures'>): string {
+  return checkpoint.note + checkpoint.cosignatures;
+}
+
+/**
+ * Stores a witness's cosignature lines with a checkpoint, replacing that witness's earlier ones
+ * (one cosignature per witness: the newest). Each line is `— <name> <base64>\n`, verified by the
+ * caller; the witness sink is the only writer of a witness's lines.
+ */
+export async function addCosignatures(
+  db: SqlExecutor,
+  checkpointId: string,
+  lines: readonly string[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  const nameOf = (line: string) => line.slice(0, line.indexOf(' ', 2));
+  const names = new Set(lines.map(nameOf));
+  const [row] = await db.query<{ cosignatures: string }>(
+    'select cosignatures from audit_checkpoints where id = $1',
+    [checkpointId],
+  );
+  if (row === undefined) return;
+  const kept = row.cosignatures
+    .split('\n')
+    .filter((line) => line !== '' && !names.has(nameOf(line)))
+    .map((line) => `${line}\n`);
+  await db.query('update audit_checkpoints set cosignatures = $2 where id = $1', [
+    checkpointId,
+    [...kept, ...lines].join(''),
+  ]);
 }
 
 interface CheckpointRow extends Omit<StoredCheckpoint, 'treeSize'> {
   readonly treeSize: string | number;
 }
 
-const COLUMNS = 'id, "tenantId", "treeSize", "rootHash", "keyId", note, "createdAt"';
+const COLUMNS = 'id, "tenantId", "treeSize", "rootHash", "keyId", note, cosignatures, "createdAt"';
 
 function fromRow(row: CheckpointRow): StoredCheckpoint {
   return { ...row, treeSize: Number(row.treeSize) };
@@ -41,7 +77,7 @@ export async function latestAuditCheckpoint(
 /** Stores a checkpoint, or returns the one already stored for this tenant, size and key. */
 export async function storeAuditCheckpoint(
   db: SqlExecutor,
-  checkpoint: Omit<StoredCheckpoint, 'id' | 'createdAt'>,
+  checkpoint: Omit<StoredCheckpoint, 'id' | 'createdAt' | 'cosignatures'>,
 ): Promise<StoredCheckpoint> {
   const [inserted] = await db.query<CheckpointRow>(
     `insert into audit_checkpoints (id, "tenantId", "treeSize", "rootHash", "keyId", note)

@@ -2,6 +2,7 @@
 // PostgreSQL schema of the test's own), a tenant with an API key and an agent, the whole data
 // plane listening on 127.0.0.1 on a free port. Configuration changes go through the
 // control-plane services and are published to the data plane before the helper returns.
+
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { createAgent } from '../../control-plane/services/agents.js';
@@ -26,6 +27,7 @@ import {
 } from '../../runtime/gateway-runtime.js';
 import { generateTokenSigningKey, loadTokenSigningKey } from '../../runtime/token-signing-key.js';
 import { type AgentId, asAgentId, type TenantId } from '../../shared/ids.js';
+import { parseWitnessKey, type WitnessKey } from '../../shared/tlog/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import { createTestDatabase, type DatabaseKindUnderTest, type TestDatabase } from './databases.js';
 
@@ -116,6 +118,7 @@ export async function startTestGateway(
       sinkFile?: string;
       sinkUrl?: string;
       sinkToken?: string;
+      witness?: { url: string; key: string };
     };
   } = {},
 ): Promise<TestGateway> {
@@ -160,6 +163,12 @@ export async function startTestGateway(
             file: options.auditCheckpoints.sinkFile,
             url: options.auditCheckpoints.sinkUrl,
             token: options.auditCheckpoints.sinkToken,
+            witness: options.auditCheckpoints.witness
+              ? {
+                  url: options.auditCheckpoints.witness.url,
+                  key: parseWitnessKey(options.auditCheckpoints.witness.key) as WitnessKey,
+                }
+              : undefined,
             // Failing sinks retry at once: tests wait for the outcome, not for a backoff.
             retryMinMs: 20,
           },

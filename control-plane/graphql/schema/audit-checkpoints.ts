@@ -5,7 +5,7 @@
 import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import type { StoredCheckpoint } from '../../../storage/tables/audit-checkpoints.js';
-import { latestAuditCheckpoint } from '../../../storage/tables/audit-checkpoints.js';
+import { latestAuditCheckpoint, servedNote } from '../../../storage/tables/audit-checkpoints.js';
 import { auditConsistencyProof, auditInclusionProof } from '../../audit/proofs.js';
 import { listAuditSigningKeys } from '../../audit/signing-key.js';
 import { builder } from '../builder.js';
@@ -22,10 +22,17 @@ const CheckpointRef = builder.objectRef<StoredCheckpoint>('AuditCheckpoint').imp
     rootHash: t.exposeString('rootHash', {
       description: 'The RFC 9162 Merkle tree root of those entries, base64.',
     }),
-    note: t.exposeString('note', {
+    note: t.string({
       description:
-        'The signed note, byte for byte as GET /api/v1/audit/checkpoint serves it: what an ' +
-        'auditor keeps and passes to `agent-gateway audit verify --checkpoint`.',
+        'The signed note, byte for byte as GET /api/v1/audit/checkpoint serves it (witness ' +
+        'cosignatures included): what an auditor keeps and passes to `agent-gateway audit ' +
+        'verify --checkpoint`.',
+      resolve: (checkpoint) => servedNote(checkpoint),
+    }),
+    cosignatures: t.exposeString('cosignatures', {
+      description:
+        "The witnesses' cosignature lines (cosignature/v1) gathered by the witness sink; empty " +
+        'when none.',
     }),
     origin: t.string({
       description: 'Its origin line, `<gateway>/audit/<tenant id>`.',

@@ -1,5 +1,9 @@
--- Checkpoint sinks (docs/audit.md, "Sinks"): each sink's progress through the checkpoints, in
--- (createdAt, id) order, which the new index serves.
+-- Checkpoint sinks and witnesses (docs/audit.md, "Sinks"): each sink's progress through the
+-- checkpoints, in (createdAt, id) order, which the new index serves; witness cosignatures stored
+-- with their checkpoint.
+-- AlterTable
+ALTER TABLE "audit_checkpoints" ADD COLUMN     "cosignatures" TEXT NOT NULL DEFAULT '';
+
 -- CreateTable
 CREATE TABLE "audit_sink_progress" (
     "sink" TEXT NOT NULL,
