@@ -235,23 +235,7 @@ export const SETTINGS = {
   auditSinkUrl: unsetByDefault({
     name: 'AGENT_GATEWAY_AUDIT_SINK_URL',
     unset: 'unset',
-    parse: (text, name) => {
-      if (text === undefined || text.trim() === '') return undefined;
-      const value = text.trim();
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        throw gatewayError('CONFIG_INVALID', { setting: name, problem: `"${value}" is not a URL` });
-      }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        throw gatewayError('CONFIG_INVALID', {
-          setting: name,
-          problem: 'it is not an http(s) URL',
-        });
-      }
-      return value;
-    },
+    parse: httpUrl,
     help: "An HTTP endpoint that receives every signed audit checkpoint, in order: a POST of the signed note itself (`text/plain`), retried with backoff until it answers 2xx. The connection passes the egress policy (AGENT_GATEWAY_EGRESS_ALLOW / _DENY) like an upstream's ([docs/audit.md](docs/audit.md#sinks)).",
   }),
   auditSinkToken: unsetByDefault({
@@ -263,17 +247,7 @@ export const SETTINGS = {
   auditWitnessUrl: unsetByDefault({
     name: 'AGENT_GATEWAY_AUDIT_WITNESS_URL',
     unset: 'unset',
-    parse: (text, name) => {
-      if (text === undefined || text.trim() === '') return undefined;
-      const value = text.trim();
-      if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
-        throw gatewayError('CONFIG_INVALID', {
-          setting: name,
-          problem: `"${value}" is not an http(s) URL`,
-        });
-      }
-      return value;
-    },
+    parse: httpUrl,
     help: "A C2SP tlog-witness's submission prefix: every signed audit checkpoint is submitted with `add-checkpoint` (and the consistency proof from the size the witness has), and the witness's cosignature is stored with the checkpoint and served after the gateway's signature. Needs AGENT_GATEWAY_AUDIT_WITNESS_KEY. The witness must trust the gateway's audit verifier key (GET /api/v1/audit/checkpoint/key) for the tenants' origins ([docs/audit.md](docs/audit.md#sinks)).",
   }),
   auditWitnessKey: unsetByDefault({
@@ -372,6 +346,16 @@ function httpBaseUrl(text: string | undefined, name: string): string | undefined
     throw invalid(name, text, 'an http(s) URL without query or fragment');
   }
   return text;
+}
+
+/** An http(s) URL (a query allowed); blank is unset. */
+function httpUrl(text: string | undefined, name: string): string | undefined {
+  const value = text?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw invalid(name, value, 'an http(s) URL');
+  }
+  return value;
 }
 
 function isHttpBaseUrl(text: string): boolean {

@@ -4,12 +4,11 @@
 // signature of "cosignature/v1\ntime <timestamp>\n" followed by the checkpoint body. Go's x/mod
 // 0.7 does not know this type (it is why the gateway verifies it itself). Pure.
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { isValidKeyName, type NoteSignature } from './signed-note.js';
+import { type NoteSignature, parseKeyString } from './signed-note.js';
 
 /** The algorithm byte of Ed25519 cosignatures in key ids and verifier keys. */
 const COSIGNATURE_V1 = 0x04;
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export interface WitnessKey {
   readonly name: string;
@@ -36,25 +35,12 @@ export function formatWitnessKey(name: string, publicKey: Uint8Array): string {
 
 /** A witness verifier key's parts, or a sentence saying what is wrong with it. */
 export function parseWitnessKey(text: string): WitnessKey | string {
-  const trimmed = text.trim();
-  const first = trimmed.indexOf('+');
-  const second = trimmed.indexOf('+', first + 1);
-  if (first < 0 || second < 0) return 'a witness key is <name>+<8 hex digits>+<base64 key>';
-  const name = trimmed.slice(0, first);
-  const id = trimmed.slice(first + 1, second);
-  const key = trimmed.slice(second + 1);
-  if (!isValidKeyName(name)) return 'the key name is empty or holds whitespace';
-  if (!/^[0-9a-f]{8}$/.test(id)) return 'the key id is not 8 lowercase hex digits';
-  if (!BASE64.test(key)) return 'the key is not base64';
-  const bytes = Buffer.from(key, 'base64');
-  if (bytes.length !== 33 || bytes[0] !== COSIGNATURE_V1) {
-    return 'the key is not a cosignature/v1 Ed25519 key (0x04 and 32 bytes)';
-  }
-  const publicKey = Uint8Array.from(bytes.subarray(1));
-  const keyId = Number.parseInt(id, 16);
-  if (cosignatureKeyId(name, publicKey) !== keyId)
-    return 'the key id does not match the name and key';
-  return { name, keyId, publicKey };
+  return parseKeyString(
+    text,
+    COSIGNATURE_V1,
+    cosignatureKeyId,
+    'a cosignature/v1 Ed25519 key (0x04 and 32 bytes)',
+  );
 }
 
 /** The message a cosignature signs: the header, the time line, the checkpoint body. */

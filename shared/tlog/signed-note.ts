@@ -50,6 +50,19 @@ export function formatVerifierKey(name: string, publicKey: Uint8Array): string {
 
 /** A verifier key's parts, or a sentence saying what is wrong with it. */
 export function parseVerifierKey(text: string): NoteVerifierKey | string {
+  return parseKeyString(text, ED25519, noteKeyId, 'an Ed25519 key (0x01 and 32 bytes)');
+}
+
+/**
+ * A key written `<name>+<8 hex digits>+<base64(type ‖ 32-byte key)>` (signed-note verifier keys,
+ * witness keys): its parts once the type byte and the key id check, else what is wrong.
+ */
+export function parseKeyString(
+  text: string,
+  type: number,
+  keyIdOf: (name: string, publicKey: Uint8Array) => number,
+  typeName: string,
+): { name: string; keyId: number; publicKey: Uint8Array } | string {
   // The base64 key may hold `+` itself: only the first two separate.
   const trimmed = text.trim();
   const first = trimmed.indexOf('+');
@@ -62,12 +75,11 @@ export function parseVerifierKey(text: string): NoteVerifierKey | string {
   if (!/^[0-9a-f]{8}$/.test(id)) return 'the key id is not 8 lowercase hex digits';
   if (!BASE64.test(key)) return 'the key is not base64';
   const bytes = Buffer.from(key, 'base64');
-  if (bytes.length !== 33 || bytes[0] !== ED25519)
-    return 'the key is not an Ed25519 key (0x01 and 32 bytes)';
-  const publicKey = bytes.subarray(1);
+  if (bytes.length !== 33 || bytes[0] !== type) return `the key is not ${typeName}`;
+  const publicKey = Uint8Array.from(bytes.subarray(1));
   const keyId = Number.parseInt(id, 16);
-  if (noteKeyId(name, publicKey) !== keyId) return 'the key id does not match the name and key';
-  return { name, keyId, publicKey: Uint8Array.from(publicKey) };
+  if (keyIdOf(name, publicKey) !== keyId) return 'the key id does not match the name and key';
+  return { name, keyId, publicKey };
 }
 
 export interface NoteSigner {
