@@ -522,6 +522,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   if (role !== 'data-plane') {
     await app.register(controlPlanePlugin, {
       auditCheckpoints,
+      auditSinks,
       db,
       audit,
       publisher,

@@ -130,6 +130,7 @@ export class AuditSinkRunner {
               'audit checkpoint sink failed: retrying',
             );
             this.#options.onOutcome?.({ sink, checkpoint, ok: false, backlog: due.length - i });
+            await recordFailure(db, sink.name, error).catch(() => {});
             await this.#pause(backoff);
             backoff = Math.min(retryMax, backoff * 2);
             break;
@@ -184,7 +185,68 @@ async function saveCursor(db: Database, sink: string, checkpoint: StoredCheckpoi
      values ($1, $2, $3, 1, now())
      on conflict (sink) do update set "lastCreatedAt" = excluded."lastCreatedAt",
        "lastId" = excluded."lastId", delivered = audit_sink_progress.delivered + 1,
-       "updatedAt" = now()`,
+       "updatedAt" = now(), "lastError" = null, "lastErrorAt" = null`,
     [sink, checkpoint.createdAt.toISOString(), checkpoint.id],
   );
+}
+
+/** Keeps a sink's last failure for operators (cleared by its next delivery). */
+async function recordFailure(db: Database, sink: string, error: unknown): Promise<void> {
+  const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+  await db.query(
+    `insert into audit_sink_progress (sink, "lastError", "lastErrorAt", "updatedAt")
+     values ($1, $2, now(), now())
+     on conflict (sink) do update set "lastError" = excluded."lastError",
+       "lastErrorAt" = excluded."lastErrorAt", "updatedAt" = now()`,
+    [sink, reason],
+  );
+}
+
+/** A configured sink as operators see it; the backlog counts one tenant's checkpoints only. */
+export interface SinkState {
+  readonly name: string;
+  readonly kind: string;
+  readonly delivered: number;
+  /** When the newest checkpoint the sink holds was cut. */
+  readonly lastAnchoredAt: Date | null;
+  readonly lastError: string | null;
+  readonly lastErrorAt: Date | null;
+  /** The tenant's checkpoints the sink has not received yet. */
+  readonly backlog: number;
+}
+
+export async function readSinkStates(
+  db: Database,
+  sinks: readonly Pick<CheckpointSink, 'name' | 'kind'>[],
+  tenantId: string,
+): Promise<SinkState[]> {
+  const states: SinkState[] = [];
+  for (const sink of sinks) {
+    const [row] = await db.query<{
+      delivered: string | number | null;
+      lastCreatedAt: Date | null;
+      lastId: string | null;
+      lastError: string | null;
+      lastErrorAt: Date | null;
+      backlog: string | number;
+    }>(
+      `select p.delivered, p."lastCreatedAt", p."lastId", p."lastError", p."lastErrorAt",
+         (select count(*) from audit_checkpoints c where c."tenantId" = $2
+            and (p."lastCreatedAt" is null or (c."createdAt", c.id) > (p."lastCreatedAt", p."lastId"))
+         ) as backlog
+       from (select $1::text as sink) s
+       left join audit_sink_progress p on p.sink = s.sink`,
+      [sink.name, tenantId],
+    );
+    states.push({
+      name: sink.name,
+      kind: sink.kind,
+      delivered: Number(row?.delivered ?? 0),
+      lastAnchoredAt: row?.lastCreatedAt ? new Date(row.lastCreatedAt) : null,
+      lastError: row?.lastError ?? null,
+      lastErrorAt: row?.lastErrorAt ? new Date(row.lastErrorAt) : null,
+      backlog: Number(row?.backlog ?? 0),
+    });
+  }
+  return states;
 }

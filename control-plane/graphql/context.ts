@@ -10,6 +10,7 @@ import type { Database } from '../../storage/engine/database.js';
 import type { KillAnswer, KillTarget } from '../../storage/tables/agent-kills.js';
 import type { AuditWriter } from '../../storage/tables/audit-writer.js';
 import type { AuditCheckpointer } from '../audit/checkpointer.js';
+import type { AuditSinkRunner } from '../audit/sinks.js';
 import type { KeyCustody } from '../services/agentiam/custody.js';
 import type { SnapshotPublisher } from '../snapshot/publisher.js';
 import type { ToolRefresher } from '../tools/refresher.js';
@@ -51,6 +52,8 @@ export interface GraphQLDependencies {
   readonly flushDecisionStats?: (() => Promise<void>) | undefined;
   /** Cuts signed audit checkpoints (absent where nothing signs: then a cut is refused). */
   readonly auditCheckpoints?: Pick<AuditCheckpointer, 'cut'> | undefined;
+  /** The configured checkpoint sinks (absent: none). */
+  readonly auditSinks?: Pick<AuditSinkRunner, 'sinks'> | undefined;
 }
 
 /** Kills an agent of the tenant and answers as the REST kill does (docs/kill-switch.md). */

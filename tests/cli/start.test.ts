@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -344,12 +345,17 @@ describe('agent-gateway start refuses bad configuration with one clear line', ()
     const schema = uniqueSchemaName();
     schemas.push(schema);
     const dirs = await Promise.all([1, 2].map(() => mkdtemp(join(tmpdir(), 'agw-pg-'))));
+    // Every process that signs shares one master key (docs/agentiam.md): the first one to cut an
+    // audit checkpoint seals the audit key, and a process whose key cannot open it stops
+    // (MASTER_KEY_MISMATCH), whichever starts second.
+    const masterKey = randomBytes(32).toString('hex');
     const gateways = dirs.map((dir) =>
       runCli(['start'], {
         DATABASE_URL: postgresUrl,
         AGENT_GATEWAY_DB_SCHEMA: schema,
         AGENT_GATEWAY_DATA_DIR: dir,
         AGENT_GATEWAY_PORT: '0',
+        AGENT_GATEWAY_MASTER_KEY: masterKey,
       }),
     );
     const ready = await Promise.all(gateways.map((g) => g.waitForLog('ready', 180_000)));

@@ -8,6 +8,7 @@ import type { StoredCheckpoint } from '../../../storage/tables/audit-checkpoints
 import { latestAuditCheckpoint, servedNote } from '../../../storage/tables/audit-checkpoints.js';
 import { auditConsistencyProof, auditInclusionProof } from '../../audit/proofs.js';
 import { listAuditSigningKeys } from '../../audit/signing-key.js';
+import { readSinkStates, type SinkState } from '../../audit/sinks.js';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 
@@ -148,5 +149,51 @@ builder.mutationField('cutAuditCheckpoint', (t) =>
       }
       return context.auditCheckpoints.cut(context.caller.tenantId);
     },
+  }),
+);
+
+const SinkRef = builder.objectRef<SinkState>('AuditSink').implement({
+  description:
+    'A configured checkpoint sink (AGENT_GATEWAY_AUDIT_SINK_FILE, _SINK_URL, _WITNESS_URL): ' +
+    'where checkpoints leave the gateway, and how far it got.',
+  fields: (t) => ({
+    name: t.exposeString('name', {
+      description: '`file:<path>`, `http:<url>` or `witness:<name>`.',
+    }),
+    kind: t.exposeString('kind', { description: '`file`, `http` or `witness`.' }),
+    delivered: t.exposeInt('delivered', {
+      description: 'Checkpoints it has received (all tenants).',
+    }),
+    lastAnchoredAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the newest checkpoint it holds was cut; null before the first.',
+      resolve: (sink) => sink.lastAnchoredAt,
+    }),
+    backlog: t.exposeInt('backlog', {
+      description: "The caller's tenant's checkpoints it has not received yet.",
+    }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: 'Why its last delivery failed; null once one succeeds again.',
+    }),
+    lastErrorAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When its last delivery failed.',
+      resolve: (sink) => sink.lastErrorAt,
+    }),
+  }),
+});
+
+builder.queryField('auditSinks', (t) =>
+  t.field({
+    type: [SinkRef],
+    description:
+      'The checkpoint sinks this gateway delivers to and their anchoring state (the backlog is ' +
+      "the caller's tenant's); empty when none is configured.",
+    authScopes: { scope: SCOPES.AUDIT_READ },
+    resolve: (_root, _args, context) =>
+      readSinkStates(context.db, context.auditSinks?.sinks ?? [], context.caller.tenantId),
   }),
 );

@@ -98,6 +98,27 @@ describe('the HTTP checkpoint sink', () => {
     expect(metrics).toMatch(
       /agent_gateway_audit_sink_deliveries_total\{sink="http",outcome="failed"\} 3/,
     );
+    // GraphQL shows the sink caught up: the error of its down time is cleared.
+    const answer = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auditor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          '{ auditSinks { name kind delivered lastAnchoredAt backlog lastError lastErrorAt } }',
+      }),
+    });
+    const { data } = (await answer.json()) as { data: { auditSinks: Record<string, unknown>[] } };
+    expect(data.auditSinks).toEqual([
+      expect.objectContaining({
+        name: `http:${url}`,
+        kind: 'http',
+        delivered: notes.length,
+        backlog: 0,
+        lastError: null,
+        lastErrorAt: null,
+      }),
+    ]);
+    expect(data.auditSinks[0]?.lastAnchoredAt).toEqual(expect.any(String));
   });
 
   it('never connects to an address the egress policy forbids', async () => {

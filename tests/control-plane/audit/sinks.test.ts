@@ -68,6 +68,18 @@ describeEachDatabase('audit checkpoint sinks', (kind) => {
     );
     // Appends are not held back by the failing sink.
     await append(99);
+    // While it fails, GraphQL names why and how much of this tenant waits.
+    const failing = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auditor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ auditSinks { kind backlog lastError } }' }),
+    });
+    const { data } = (await failing.json()) as {
+      data: { auditSinks: { kind: string; backlog: number; lastError: string | null }[] };
+    };
+    expect(data.auditSinks[0]).toMatchObject({ kind: 'file' });
+    expect(data.auditSinks[0]?.backlog).toBeGreaterThan(0);
+    expect(data.auditSinks[0]?.lastError).toContain('ENOENT');
     await mkdir(volume);
     const stored = await storedNotes();
     expect(stored.length).toBeGreaterThanOrEqual(4);

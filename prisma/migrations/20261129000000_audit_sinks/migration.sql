@@ -11,6 +11,8 @@ CREATE TABLE "audit_sink_progress" (
     "lastId" TEXT,
     "delivered" BIGINT NOT NULL DEFAULT 0,
     "updatedAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lastError" TEXT,
+    "lastErrorAt" TIMESTAMPTZ(3),
 
     CONSTRAINT "audit_sink_progress_pkey" PRIMARY KEY ("sink")
 );
