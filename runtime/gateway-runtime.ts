@@ -467,6 +467,11 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           },
           onFailure: () => metrics.auditCheckpointFailures.inc(),
         });
+  // The egress policy decides a sink's address as it decides an upstream's.
+  const sinkDispatcher = () =>
+    new Agent({
+      connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
+    });
   const sinks: CheckpointSink[] = [];
   if (options.auditSinks?.file) sinks.push(new FileCheckpointSink(options.auditSinks.file));
   if (options.auditSinks?.url) {
@@ -474,10 +479,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       new HttpCheckpointSink({
         url: options.auditSinks.url,
         token: options.auditSinks.token,
-        // The egress policy decides the sink's address as it decides an upstream's.
-        dispatcher: new Agent({
-          connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
-        }),
+        dispatcher: sinkDispatcher(),
       }),
     );
   }
@@ -485,9 +487,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
     sinks.push(
       new WitnessCheckpointSink({
         ...options.auditSinks.witness,
-        dispatcher: new Agent({
-          connect: createEgressConnector(egress, AUDIT_SINK_EGRESS_KEY, SINK_CONNECT_TIMEOUT_MS),
-        }),
+        dispatcher: sinkDispatcher(),
         consistency: async (tenantId, first, second) =>
           (await auditConsistencyProof(db, tenantId, first, second)).hashes,
         store: (checkpointId, lines) => addCosignatures(db, checkpointId, lines),

@@ -20,7 +20,7 @@ import { gatewayError } from '../../shared/errors/index.js';
 import { EVENT_TYPES, type EventBus, followEvents } from '../../shared/events/index.js';
 import type { PublicUrl } from '../../shared/public-url.js';
 import { formatCheckpoint, type NoteSigner, signNote } from '../../shared/tlog/index.js';
-import type { Database } from '../../storage/engine/database.js';
+import type { Database, SqlExecutor } from '../../storage/engine/database.js';
 import {
   type CheckpointStanding,
   checkpointStandings,
@@ -322,7 +322,7 @@ export class AuditCheckpointer {
 
 /** The tenant's latest checkpoint; AUDIT_CHECKPOINT_NOT_FOUND before the first. */
 export async function requireLatestCheckpoint(
-  db: Database,
+  db: SqlExecutor,
   tenantId: string,
 ): Promise<StoredCheckpoint> {
   const latest = await latestAuditCheckpoint(db, tenantId);

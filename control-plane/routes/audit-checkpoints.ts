@@ -36,6 +36,13 @@ const SIGNED_NOTE = {
 };
 /** A tree size in a query string: a positive decimal integer. */
 const TREE_SIZE = { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } as const;
+/** What a proof route answers besides its proof. */
+const PROOF_ERRORS = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+};
 const PROOF_HASHES = {
   type: 'array',
   items: { type: 'string', description: 'A SHA-256 hash, base64.' },
@@ -162,10 +169,7 @@ export async function auditCheckpointRoutes(
               hashes: PROOF_HASHES,
             },
           },
-          400: errorBodySchema,
-          401: errorBodySchema,
-          403: errorBodySchema,
-          404: errorBodySchema,
+          ...PROOF_ERRORS,
         },
       },
     },
@@ -207,10 +211,7 @@ export async function auditCheckpointRoutes(
               hashes: PROOF_HASHES,
             },
           },
-          400: errorBodySchema,
-          401: errorBodySchema,
-          403: errorBodySchema,
-          404: errorBodySchema,
+          ...PROOF_ERRORS,
         },
       },
     },
