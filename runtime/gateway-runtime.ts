@@ -495,6 +495,9 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
       }),
     );
   }
+  // A re-signed checkpoint (a rotation) may be delivered after a larger one: the gauge keeps the
+  // largest size each sink holds per tenant.
+  const anchoredSizes = new Map<string, number>();
   const auditSinks =
     role === 'data-plane' || sinks.length === 0
       ? undefined
@@ -505,6 +508,21 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
           ...(options.auditSinks?.retryMinMs === undefined
             ? {}
             : { retryMinMs: options.auditSinks.retryMinMs }),
+          onResume(sink, standing) {
+            if (standing.lastAnchoredAt !== null) {
+              metrics.auditSinkLastAnchored.set(
+                { sink: sink.kind },
+                standing.lastAnchoredAt.getTime() / 1000,
+              );
+            }
+            for (const { tenantId, treeSize } of standing.tenants) {
+              anchoredSizes.set(`${sink.kind} ${tenantId}`, treeSize);
+              metrics.auditSinkAnchoredTreeSize.set(
+                { sink: sink.kind, tenant: tenantId },
+                treeSize,
+              );
+            }
+          },
           onOutcome({ sink, checkpoint, ok, backlog }) {
             metrics.auditSinkDeliveries.inc({
               sink: sink.kind,
@@ -512,6 +530,12 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
             });
             metrics.auditSinkBacklog.set({ sink: sink.kind }, backlog);
             if (ok) {
+              const tree = { sink: sink.kind, tenant: checkpoint.tenantId };
+              const held = anchoredSizes.get(`${sink.kind} ${checkpoint.tenantId}`) ?? 0;
+              if (checkpoint.treeSize >= held) {
+                anchoredSizes.set(`${sink.kind} ${checkpoint.tenantId}`, checkpoint.treeSize);
+                metrics.auditSinkAnchoredTreeSize.set(tree, checkpoint.treeSize);
+              }
               metrics.auditSinkLastAnchored.set(
                 { sink: sink.kind },
                 checkpoint.createdAt.getTime() / 1000,

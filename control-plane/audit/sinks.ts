@@ -12,6 +12,7 @@
 // started earlier but committed later (two cuts at once on PostgreSQL) is then already visible,
 // and never lands behind a sink's progress.
 import type { Logger } from 'pino';
+import type { WitnessKey } from '../../shared/tlog/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import type { StoredCheckpoint } from '../../storage/tables/audit-checkpoints.js';
 
@@ -21,6 +22,8 @@ export interface CheckpointSink {
   readonly name: string;
   /** Its kind, the metrics' label: `file`, `http`. */
   readonly kind: string;
+  /** A witness's cosignature/v1 key: the cosignatures it adds are checked with it. */
+  readonly witnessKey?: WitnessKey;
   deliver(checkpoint: StoredCheckpoint): Promise<void>;
   close?(): Promise<void>;
 }
@@ -40,6 +43,8 @@ export interface AuditSinkRunnerOptions {
   readonly logger: Logger;
   /** After each delivery attempt (metrics). Must not throw. */
   readonly onOutcome?: (outcome: SinkOutcome) => void;
+  /** What a sink held when its loop began (for gauges that must not wait for a delivery). */
+  readonly onResume?: (sink: CheckpointSink, standing: SinkStanding) => void;
   /** Retry backoff bounds (defaults 1 s and 60 s; tests shorten them). */
   readonly retryMinMs?: number;
   readonly retryMaxMs?: number;
@@ -112,7 +117,12 @@ export class AuditSinkRunner {
     let backoff = retryMin;
     while (!this.#stopped) {
       try {
-        cursor ??= await readCursor(db, sink.name);
+        if (cursor === undefined) {
+          cursor = await readCursor(db, sink.name);
+          if (this.#options.onResume) {
+            this.#options.onResume(sink, await readStanding(db, cursor));
+          }
+        }
         const due = await readAfter(db, cursor);
         if (due.length === 0) {
           // Nudged when a checkpoint is cut; it is read once it has settled.
@@ -162,6 +172,32 @@ async function readCursor(db: Database, sink: string): Promise<Cursor> {
   return { createdAt: row?.lastCreatedAt ?? null, id: row?.lastId ?? null };
 }
 
+/** What a sink holds: when its newest checkpoint was cut, and each tenant's largest size. */
+export interface SinkStanding {
+  readonly lastAnchoredAt: Date | null;
+  readonly tenants: readonly { readonly tenantId: string; readonly treeSize: number }[];
+}
+
+async function readStanding(db: Database, cursor: Cursor): Promise<SinkStanding> {
+  if (cursor.createdAt === null) return { lastAnchoredAt: null, tenants: [] };
+  // Per tenant, its sizes from the largest down until one the sink holds: the first, unless
+  // checkpoints were cut after the sink stopped.
+  const rows = await db.query<{ tenantId: string; treeSize: string | number | null }>(
+    `select t.id as "tenantId",
+       (select c."treeSize" from audit_checkpoints c
+        where c."tenantId" = t.id and (c."createdAt", c.id) <= ($1::timestamptz, $2::text)
+        order by c."treeSize" desc limit 1) as "treeSize"
+     from tenants t`,
+    [cursor.createdAt.toISOString(), cursor.id ?? ''],
+  );
+  return {
+    lastAnchoredAt: cursor.createdAt,
+    tenants: rows.flatMap((row) =>
+      row.treeSize === null ? [] : [{ tenantId: row.tenantId, treeSize: Number(row.treeSize) }],
+    ),
+  };
+}
+
 async function readAfter(db: Database, cursor: Cursor): Promise<StoredCheckpoint[]> {
   const rows = await db.query<CheckpointRow>(
     `select id, "tenantId", "treeSize", "rootHash", "keyId", note, cosignatures, "createdAt"
@@ -202,17 +238,20 @@ async function recordFailure(db: Database, sink: string, error: unknown): Promis
   );
 }
 
-/** A configured sink as operators see it; the backlog counts one tenant's checkpoints only. */
+/** A configured sink as operators see it; backlog and anchored size are one tenant's. */
 export interface SinkState {
   readonly name: string;
   readonly kind: string;
   readonly delivered: number;
-  /** When the newest checkpoint the sink holds was cut. */
+  /** When the newest checkpoint the sink holds (of any tenant) was cut. */
   readonly lastAnchoredAt: Date | null;
   readonly lastError: string | null;
   readonly lastErrorAt: Date | null;
   /** The tenant's checkpoints the sink has not received yet. */
   readonly backlog: number;
+  /** The tenant's largest tree size the sink holds, and when that checkpoint was cut. */
+  readonly anchoredTreeSize: number | null;
+  readonly anchoredAt: Date | null;
 }
 
 export async function readSinkStates(
@@ -225,17 +264,25 @@ export async function readSinkStates(
     const [row] = await db.query<{
       delivered: string | number | null;
       lastCreatedAt: Date | null;
-      lastId: string | null;
       lastError: string | null;
       lastErrorAt: Date | null;
       backlog: string | number;
+      anchoredTreeSize: string | number | null;
+      anchoredAt: Date | null;
     }>(
-      `select p.delivered, p."lastCreatedAt", p."lastId", p."lastError", p."lastErrorAt",
+      `select p.delivered, p."lastCreatedAt", p."lastError", p."lastErrorAt",
          (select count(*) from audit_checkpoints c where c."tenantId" = $2
             and (p."lastCreatedAt" is null or (c."createdAt", c.id) > (p."lastCreatedAt", p."lastId"))
-         ) as backlog
+         ) as backlog,
+         a."treeSize" as "anchoredTreeSize", a."createdAt" as "anchoredAt"
        from (select $1::text as sink) s
-       left join audit_sink_progress p on p.sink = s.sink`,
+       left join audit_sink_progress p on p.sink = s.sink
+       left join lateral (
+         select c."treeSize", c."createdAt" from audit_checkpoints c
+         where c."tenantId" = $2 and p."lastCreatedAt" is not null
+           and (c."createdAt", c.id) <= (p."lastCreatedAt", p."lastId")
+         order by c."treeSize" desc, c."createdAt" desc limit 1
+       ) a on true`,
       [sink.name, tenantId],
     );
     states.push({
@@ -246,6 +293,11 @@ export async function readSinkStates(
       lastError: row?.lastError ?? null,
       lastErrorAt: row?.lastErrorAt ? new Date(row.lastErrorAt) : null,
       backlog: Number(row?.backlog ?? 0),
+      anchoredTreeSize:
+        row?.anchoredTreeSize === null || row?.anchoredTreeSize === undefined
+          ? null
+          : Number(row.anchoredTreeSize),
+      anchoredAt: row?.anchoredAt ? new Date(row.anchoredAt) : null,
     });
   }
   return states;

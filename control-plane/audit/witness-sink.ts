@@ -37,6 +37,7 @@ export interface WitnessSinkOptions {
 export class WitnessCheckpointSink implements CheckpointSink {
   readonly name: string;
   readonly kind = 'witness';
+  readonly witnessKey: WitnessKey;
   readonly #options: WitnessSinkOptions;
   readonly #endpoint: string;
   /** The size the witness last cosigned, per tenant (learnt from its answers). */
@@ -44,6 +45,7 @@ export class WitnessCheckpointSink implements CheckpointSink {
 
   constructor(options: WitnessSinkOptions) {
     this.#options = options;
+    this.witnessKey = options.key;
     const base = options.url.endsWith('/') ? options.url.slice(0, -1) : options.url;
     this.#endpoint = `${base}/add-checkpoint`;
     this.name = `witness:${options.key.name}`;

@@ -28,6 +28,7 @@ export interface GatewayMetrics {
   readonly auditSinkDeliveries: Counter<'sink' | 'outcome'>;
   readonly auditSinkLastAnchored: Gauge<'sink'>;
   readonly auditSinkBacklog: Gauge<'sink'>;
+  readonly auditSinkAnchoredTreeSize: Gauge<'sink' | 'tenant'>;
   /** Decisions per tenant and minute, drained into decision_counts (decisionStats). */
   readonly decisions: DecisionTally;
 }
@@ -160,6 +161,12 @@ export function createGatewayMetrics(options: { defaultMetrics?: boolean } = {})
       name: 'agent_gateway_audit_sink_last_anchored_timestamp_seconds',
       help: "When the newest checkpoint a sink holds was cut (Unix seconds): time() minus it is how far the sink's anchoring lags.",
       labelNames: ['sink'],
+      registers: [registry],
+    }),
+    auditSinkAnchoredTreeSize: new Gauge({
+      name: 'agent_gateway_audit_sink_anchored_tree_size',
+      help: "Each tenant's largest audit tree size a sink holds: its entries up to this seq are anchored there (tenant: the tenant's id).",
+      labelNames: ['sink', 'tenant'],
       registers: [registry],
     }),
     auditSinkBacklog: new Gauge({

@@ -35,6 +35,13 @@ const CheckpointRef = builder.objectRef<StoredCheckpoint>('AuditCheckpoint').imp
         "The witnesses' cosignature lines (cosignature/v1) gathered by the witness sink; empty " +
         'when none.',
     }),
+    cosignedBy: t.stringList({
+      description:
+        'The witnesses whose cosignature it carries, by name (each verified with the configured ' +
+        'witness key before it was stored).',
+      resolve: (checkpoint) =>
+        checkpoint.cosignatures.split('\n').flatMap((line) => /^— (\S+) /.exec(line)?.[1] ?? []),
+    }),
     origin: t.string({
       description: 'Its origin line, `<gateway>/audit/<tenant id>`.',
       resolve: (checkpoint) => checkpoint.note.slice(0, checkpoint.note.indexOf('\n')),
@@ -167,11 +174,24 @@ const SinkRef = builder.objectRef<SinkState>('AuditSink').implement({
     lastAnchoredAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'When the newest checkpoint it holds was cut; null before the first.',
+      description:
+        'When the newest checkpoint it holds (of any tenant) was cut; null before the first.',
       resolve: (sink) => sink.lastAnchoredAt,
     }),
     backlog: t.exposeInt('backlog', {
       description: "The caller's tenant's checkpoints it has not received yet.",
+    }),
+    anchoredTreeSize: t.exposeInt('anchoredTreeSize', {
+      nullable: true,
+      description:
+        "The caller's tenant's largest tree size it holds: entries up to this seq are anchored " +
+        'there. Null before its first checkpoint of this tenant.',
+    }),
+    anchoredAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the checkpoint of anchoredTreeSize was cut.',
+      resolve: (sink) => sink.anchoredAt,
     }),
     lastError: t.exposeString('lastError', {
       nullable: true,

@@ -11,10 +11,9 @@ import {
   auditEntryResource,
   isNamedSubjectKind,
 } from '../../../shared/audit/entry-subjects.js';
-import { verifyAuditChain } from '../../../shared/audit/index.js';
 import { EVENT_TYPES, mapEvents } from '../../../shared/events/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
-import { openAuditExport } from '../../../storage/tables/audit-export.js';
+import { LATEST_CHECKPOINT_SOURCE, verifyTenantTrail } from '../../audit/verify-trail.js';
 import {
   agentIdsNamed,
   readSubjectNames,
@@ -273,13 +272,95 @@ builder.queryField('auditAgents', (t) =>
   }),
 );
 
+type AnchorStatus = 'matched' | 'proven' | 'not-reached' | 'failed';
+
+interface CheckpointCheck {
+  ok: boolean;
+  status: AnchorStatus;
+  treeSize: number;
+  rootHash: string;
+  createdAt: Date;
+  signedBy: string | null;
+  cosignedBy: readonly string[];
+  anchoredEntries: number;
+  findings: readonly { code: string; message: string }[];
+}
+
 interface Verification {
   ok: boolean;
   count: number;
   head: string | null;
   partial: boolean;
   firstBroken: { index: number; id: string | null; code: string; message: string } | null;
+  checkpoint: CheckpointCheck | null;
 }
+
+const AnchorStatusRef = builder.enumType('AuditAnchorStatus', {
+  description: 'How the checked entries stand against the latest signed checkpoint.',
+  values: {
+    MATCHED: {
+      value: 'matched',
+      description: "The root of the trail's first treeSize entries is the checkpoint's root.",
+    },
+    PROVEN: {
+      value: 'proven',
+      description:
+        "An inclusion proof puts the range's last covered entry in the checkpoint's tree.",
+    },
+    NOT_REACHED: {
+      value: 'not-reached',
+      description: 'The range holds no entry the checkpoint covers (all are newer): not failed.',
+    },
+    FAILED: {
+      value: 'failed',
+      description: 'The entries are not the history the checkpoint signed: see findings.',
+    },
+  } as const,
+});
+
+const AnchorFindingRef = builder
+  .objectRef<CheckpointCheck['findings'][number]>('AuditAnchorFinding')
+  .implement({
+    description: 'Why the entries do not match the checkpoint.',
+    fields: (t) => ({
+      code: t.exposeString('code', {
+        description: 'A stable code, e.g. AUDIT_CHECKPOINT_ROOT_MISMATCH (docs/audit.md).',
+      }),
+      message: t.exposeString('message', { description: 'What is wrong, for people.' }),
+    }),
+  });
+
+const CheckpointCheckRef = builder.objectRef<CheckpointCheck>('AuditCheckpointCheck').implement({
+  description:
+    "The checked entries against the tenant's latest signed checkpoint (as `agent-gateway audit " +
+    'verify --checkpoint` checks an export): a history rewritten after it was cut fails here.',
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok', { description: 'False when the entries do not match it.' }),
+    status: t.field({ type: AnchorStatusRef, resolve: (check) => check.status }),
+    treeSize: t.exposeInt('treeSize', { description: 'Entries it covers: seq 1..treeSize.' }),
+    rootHash: t.exposeString('rootHash', { description: 'Its Merkle tree root, base64.' }),
+    createdAt: t.field({
+      type: 'DateTime',
+      description: 'When it was signed.',
+      resolve: (check) => check.createdAt,
+    }),
+    signedBy: t.exposeString('signedBy', {
+      nullable: true,
+      description: '`<key name>+<key id>` of the audit key whose signature verified; null if none.',
+    }),
+    cosignedBy: t.exposeStringList('cosignedBy', {
+      description: 'The configured witnesses whose cosignature/v1 of it verifies, by name.',
+    }),
+    anchoredEntries: t.exposeInt('anchoredEntries', {
+      description: 'Checked entries (from the first) the checkpoint vouches for.',
+    }),
+    findings: t.field({
+      type: [AnchorFindingRef],
+      description: 'What failed, in the order the checks ran; empty when ok.',
+      resolve: (check) => check.findings,
+    }),
+  }),
+});
 
 const BrokenEntryRef = builder
   .objectRef<NonNullable<Verification['firstBroken']>>('AuditBrokenEntry')
@@ -301,7 +382,10 @@ const BrokenEntryRef = builder
 const VerificationRef = builder.objectRef<Verification>('AuditVerification').implement({
   description: 'The outcome of a chain check.',
   fields: (t) => ({
-    ok: t.exposeBoolean('ok', { description: 'True when every entry checked is intact.' }),
+    ok: t.exposeBoolean('ok', {
+      description:
+        'True when every entry checked is intact and, once the tenant has a checkpoint, matches it.',
+    }),
     count: t.exposeInt('count', { description: 'Entries verified (before the first broken one).' }),
     head: t.exposeString('head', { nullable: true, description: 'Hash of the last entry.' }),
     partial: t.exposeBoolean('partial', {
@@ -312,6 +396,14 @@ const VerificationRef = builder.objectRef<Verification>('AuditVerification').imp
       nullable: true,
       description: 'The first entry that fails the check; null when ok.',
       resolve: (v) => v.firstBroken,
+    }),
+    checkpoint: t.field({
+      type: CheckpointCheckRef,
+      nullable: true,
+      description:
+        'The entries against the latest signed checkpoint; null before the first, or when the ' +
+        'chain is broken (firstBroken says where).',
+      resolve: (v) => v.checkpoint,
     }),
   }),
 });
@@ -327,26 +419,47 @@ builder.queryField('verifyAuditTrail', (t) =>
     },
     validate: timeRangeRule,
     resolve: async (_root, args, context) => {
-      const trail = await openAuditExport(context.db, {
-        tenant: context.caller.tenantId,
+      const { chain, partial, checkpoint, anchor } = await verifyTenantTrail(context.db, {
+        tenantId: context.caller.tenantId,
         from: args.from ?? undefined,
         to: args.to ?? undefined,
+        witnessKeys: (context.auditSinks?.sinks ?? []).flatMap((sink) =>
+          sink.witnessKey ? [sink.witnessKey] : [],
+        ),
       });
-      const partial = trail.filtered;
-      const result = await verifyAuditChain(trail, {
-        partial,
-        ...(!partial && trail.head.seq > 0 ? { expectedHead: trail.head.hash } : {}),
-      });
-      if (result.ok) {
-        return { ok: true, count: result.count, head: result.head, partial, firstBroken: null };
+      if (!chain.ok) {
+        const { index, id, code, message } = chain.firstBroken;
+        return {
+          ok: false,
+          count: chain.count,
+          head: null,
+          partial,
+          firstBroken: { index, id, code, message },
+          checkpoint: null,
+        };
       }
-      const { index, id, code, message } = result.firstBroken;
+      const outcome = anchor?.checkpoints.find((c) => c.source === LATEST_CHECKPOINT_SOURCE);
+      const check: CheckpointCheck | null =
+        checkpoint === null || anchor === null
+          ? null
+          : {
+              ok: anchor.ok,
+              status: outcome?.status ?? 'failed',
+              treeSize: checkpoint.treeSize,
+              rootHash: checkpoint.rootHash,
+              createdAt: checkpoint.createdAt,
+              signedBy: outcome?.signedBy ?? null,
+              cosignedBy: outcome?.cosignedBy ?? [],
+              anchoredEntries: anchor.anchoredEntries,
+              findings: anchor.findings.map(({ code, message }) => ({ code, message })),
+            };
       return {
-        ok: false,
-        count: result.count,
-        head: null,
+        ok: check?.ok ?? true,
+        count: chain.count,
+        head: chain.head,
         partial,
-        firstBroken: { index, id, code, message },
+        firstBroken: null,
+        checkpoint: check,
       };
     },
   }),

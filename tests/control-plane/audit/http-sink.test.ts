@@ -104,10 +104,15 @@ describe('the HTTP checkpoint sink', () => {
       headers: { authorization: `Bearer ${auditor}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         query:
-          '{ auditSinks { name kind delivered lastAnchoredAt backlog lastError lastErrorAt } }',
+          '{ auditSinks { name kind delivered lastAnchoredAt backlog lastError lastErrorAt anchoredTreeSize anchoredAt } auditCheckpoint { treeSize createdAt } }',
       }),
     });
-    const { data } = (await answer.json()) as { data: { auditSinks: Record<string, unknown>[] } };
+    const { data } = (await answer.json()) as {
+      data: {
+        auditSinks: Record<string, unknown>[];
+        auditCheckpoint: { treeSize: number; createdAt: string };
+      };
+    };
     expect(data.auditSinks).toEqual([
       expect.objectContaining({
         name: `http:${url}`,
@@ -119,6 +124,20 @@ describe('the HTTP checkpoint sink', () => {
       }),
     ]);
     expect(data.auditSinks[0]?.lastAnchoredAt).toEqual(expect.any(String));
+    // The tenant's newest checkpoint is anchored there, in GraphQL and in the metrics.
+    expect(data.auditSinks[0]).toMatchObject({
+      anchoredTreeSize: data.auditCheckpoint.treeSize,
+      anchoredAt: data.auditCheckpoint.createdAt,
+    });
+    // (recorded once the endpoint has answered: waited for.)
+    await until(
+      async () => (await fetch(`${gw.url}/metrics`)).text(),
+      (text) =>
+        text.includes(
+          `agent_gateway_audit_sink_anchored_tree_size{sink="http",tenant="${gw.tenant.id}"} ${data.auditCheckpoint.treeSize}`,
+        ),
+      "the tenant's anchored tree size in the metrics",
+    );
   });
 
   it('never connects to an address the egress policy forbids', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FileCheckpointSink, readSinkFile } from '../../../control-plane/audit/file-sink.js';
-import { AuditSinkRunner } from '../../../control-plane/audit/sinks.js';
+import { AuditSinkRunner, type SinkStanding } from '../../../control-plane/audit/sinks.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway.js';
 import { until } from '../../support/until.js';
@@ -107,11 +107,13 @@ describeEachDatabase('audit checkpoint sinks', (kind) => {
       await cut();
     }
     expect((await sinkNotes()).length).toBe(before);
+    const standings: SinkStanding[] = [];
     const restarted = new AuditSinkRunner({
       db: gw.db,
       sinks: [new FileCheckpointSink(path)],
       logger: pino({ level: 'silent' }),
       idleMs: 50,
+      onResume: (_sink, standing) => standings.push(standing),
     });
     restarted.start();
     try {
@@ -122,6 +124,16 @@ describeEachDatabase('audit checkpoint sinks', (kind) => {
         'the restarted sink',
       );
       expect(notes).toEqual(stored);
+      // What it held when it resumed (the metrics' starting point): not the two cut meanwhile.
+      const [latest] = await gw.db.query<{ size: number }>(
+        'select max("treeSize")::int as size from audit_checkpoints where "tenantId" = $1',
+        [gw.tenant.id],
+      );
+      expect(standings).toHaveLength(1);
+      expect(standings[0]?.lastAnchoredAt).toBeInstanceOf(Date);
+      const held = standings[0]?.tenants.find((t) => t.tenantId === gw.tenant.id)?.treeSize;
+      expect(held).toBeGreaterThan(0);
+      expect(held).toBeLessThanOrEqual((latest?.size ?? 0) - 2);
     } finally {
       await restarted.stop();
     }
