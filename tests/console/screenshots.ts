@@ -4,7 +4,8 @@
 // API keys), each screen in Chromium at a laptop's 1366×820, the approvals screen in the dark
 // scheme too, the audit trail at a phone's 390 px as well.
 // Not a test: it writes files for the documentation.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/cli-process.js';
 import { inspectBody } from '../support/gateway.js';
@@ -39,7 +40,11 @@ async function graphql(url: string, key: string, query: string, variables = {}):
 
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
-  const gateway = await startConsoleGateway();
+  // A file sink, so the audit screen shows a checkpoint anchored outside the database.
+  const sinkDir = await mkdtemp(join(tmpdir(), 'screenshots-'));
+  const gateway = await startConsoleGateway({
+    auditCheckpoints: { entries: 1000, seconds: 3600, sinkFile: join(sinkDir, 'checkpoints') },
+  });
   const { tenant } = gateway;
   await gateway.registerServer({
     tenantId: tenant.id,
@@ -141,6 +146,20 @@ async function main(): Promise<void> {
   await shoot('approvals', 'Approvals', 'Approvals');
   await shoot('approvals-dark', 'Approvals', 'Approvals', 'dark');
   await shoot('agents', 'Agents', 'Agents');
+  // The latest checkpoint cut and held by the sink (a new one waits a second to settle).
+  await fetch(`${gateway.url}/api/v1/audit/checkpoint`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.consoleKey}` },
+  });
+  for (;;) {
+    const answer = (await graphql(
+      gateway.url,
+      gateway.consoleKey,
+      '{ auditSinks { backlog } }',
+    )) as { auditSinks: { backlog: number }[] };
+    if (answer.auditSinks.every((sink) => sink.backlog === 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   await shoot('audit', 'Audit trail', 'Audit trail');
   await shoot('audit-narrow', 'Audit trail', 'Audit trail', 'light', 390);
   await shoot('policies', 'Policies', 'Policies');

@@ -1,7 +1,8 @@
 // The audit trail's GraphQL operations: one entry fragment shared by the page query, the live
 // tail and the export, so every entry on screen has the same fields whichever way it arrived
 // (with the names of its agent, actor and resource, which the server reads per page); and the
-// agents the agent filter offers.
+// agents the agent filter offers; and where the trail is anchored (the latest signed checkpoint
+// and each checkpoint sink).
 import { graphql, type ResultOf } from '../../graphql.ts';
 
 export const AuditEntryFields = graphql(`
@@ -94,8 +95,44 @@ export const VerifyAuditTrailQuery = graphql(`
       head
       partial
       firstBroken { index id code message }
+      checkpoint {
+        ok
+        status
+        treeSize
+        rootHash
+        createdAt
+        signedBy
+        cosignedBy
+        anchoredEntries
+        findings { code message }
+      }
     }
   }
 `);
 
 export type AuditVerification = ResultOf<typeof VerifyAuditTrailQuery>['verifyAuditTrail'];
+
+export const AuditAnchoringQuery = graphql(`
+  query ConsoleAuditAnchoring {
+    auditCheckpoint { treeSize rootHash createdAt cosignedBy verifierKey }
+    auditSinks {
+      name
+      kind
+      delivered
+      backlog
+      anchoredTreeSize
+      anchoredAt
+      lastError
+      lastErrorAt
+    }
+  }
+`);
+
+export type AuditAnchoring = ResultOf<typeof AuditAnchoringQuery>;
+export type AuditSinkState = AuditAnchoring['auditSinks'][number];
+
+export const CutAuditCheckpointMutation = graphql(`
+  mutation ConsoleCutAuditCheckpoint {
+    cutAuditCheckpoint { treeSize }
+  }
+`);

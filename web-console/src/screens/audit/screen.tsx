@@ -1,11 +1,13 @@
 // The audit trail screen: the tenant's entries newest first with a live tail on top, filters
 // (action, agent, decision, time range), an entry's detail with its hash links, the server's
-// chain check and a JSON Lines export of what the filters select.
+// chain check against the latest signed checkpoint, where that checkpoint is anchored (its sinks
+// and witnesses) and a JSON Lines export of what the filters select.
 import { Badge, Button, Group, Loader, Stack, Switch, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { RequireScope } from '../../components/require-scope.tsx';
+import { AnchoringPanel } from './anchoring-panel.tsx';
 import { AuditTable } from './audit-table.tsx';
 import { EntryDrawer } from './entry-drawer.tsx';
 import { ExportButton } from './export-button.tsx';
@@ -54,7 +56,10 @@ function AuditTrailView() {
   const [paused, setPaused] = useState(false);
   const trail = useAuditTrail(variables, paused);
   const [open, setOpen] = useState<AuditEntry | null>(null);
-  const check = useChainCheck({ from: variables.from, to: variables.to });
+  const [anchoringVersion, setAnchoringVersion] = useState(0);
+  const check = useChainCheck({ from: variables.from, to: variables.to }, () =>
+    setAnchoringVersion((n) => n + 1),
+  );
 
   const toggleLive = () => {
     if (paused) trail.release();
@@ -63,6 +68,7 @@ function AuditTrailView() {
 
   return (
     <Stack gap="md">
+      <AnchoringPanel version={anchoringVersion} />
       <FilterBar filters={filters} onChange={setFilters} />
       <Group justify="space-between" align="flex-start">
         <LiveSwitch paused={paused} held={trail.held.length} onToggle={toggleLive} />

@@ -1,7 +1,9 @@
 // "Verify chain": the server's chain check (verifyAuditTrail, the same check as `agent-gateway
-// audit verify`) over the filter's time range, or the whole trail without one. The other filters
-// do not apply: the chain is verified as stored, not as filtered.
-import { Alert, Button, Code, Text, Tooltip } from '@mantine/core';
+// audit verify`) over the filter's time range, or the whole trail without one, and then those
+// entries against the tenant's latest signed checkpoint (its root, or an inclusion proof for a
+// range), so a history rewritten after the checkpoint shows here though its chain is whole. The
+// other filters do not apply: the chain is verified as stored, not as filtered.
+import { Alert, Button, Code, Stack, Text, Tooltip } from '@mantine/core';
 import { IconShieldCheck } from '@tabler/icons-react';
 import type { CombinedError } from '@urql/core';
 import { useState } from 'react';
@@ -10,26 +12,52 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import type { AuditFilterVariables } from './filters.ts';
 import { type AuditVerification, VerifyAuditTrailQuery } from './queries.ts';
 
-function VerificationResult({ result }: { result: AuditVerification }) {
-  if (result.ok) {
+type CheckpointCheck = NonNullable<AuditVerification['checkpoint']>;
+
+const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+
+/** What the checkpoint says of the entries checked, in a sentence. */
+function CheckpointLine({ check, count }: { check: CheckpointCheck; count: number }) {
+  const signer = check.signedBy ? (
+    <>
+      , signed by <Code>{check.signedBy}</Code>
+    </>
+  ) : null;
+  const witnesses =
+    check.cosignedBy.length > 0 ? `, cosigned by ${check.cosignedBy.join(', ')}` : '';
+  if (check.status === 'MATCHED') {
+    const newer = count - check.treeSize;
     return (
-      <Alert color="green" title="Chain valid" role="status">
-        <Text size="sm">
-          {result.count} {result.count === 1 ? 'entry' : 'entries'} checked
-          {result.partial ? ' (a range: its link to earlier entries is taken on trust)' : ''}.
-        </Text>
-        {result.head ? (
-          <Text size="sm" style={{ wordBreak: 'break-all' }}>
-            Head <Code>{result.head}</Code>
-          </Text>
-        ) : null}
-      </Alert>
+      <Text size="sm" data-testid="anchor-outcome">
+        The first {entries(check.treeSize)} are exactly the history of the latest checkpoint
+        {signer}
+        {witnesses}.
+        {newer > 0 ? ` ${entries(newer)} appended since are chained, not yet anchored.` : ''}
+      </Text>
     );
   }
-  const broken = result.firstBroken;
+  if (check.status === 'PROVEN') {
+    return (
+      <Text size="sm" data-testid="anchor-outcome">
+        An inclusion proof puts the range in the latest checkpoint of {entries(check.treeSize)}
+        {signer}
+        {witnesses}.
+      </Text>
+    );
+  }
   return (
-    <Alert color="red" title="Chain broken" role="alert">
-      {broken ? (
+    <Text size="sm" data-testid="anchor-outcome">
+      The range is newer than the latest checkpoint ({entries(check.treeSize)}): its entries are
+      chained, not yet anchored.
+    </Text>
+  );
+}
+
+function VerificationResult({ result }: { result: AuditVerification }) {
+  const broken = result.firstBroken;
+  if (broken) {
+    return (
+      <Alert color="red" title="Chain broken" role="alert">
         <Text size="sm">
           First broken entry: index {broken.index}
           {broken.id ? (
@@ -40,8 +68,46 @@ function VerificationResult({ result }: { result: AuditVerification }) {
           ) : null}{' '}
           — <Code>{broken.code}</Code> {broken.message}
         </Text>
+        <Text size="sm">{result.count} entries verified before it.</Text>
+      </Alert>
+    );
+  }
+  const check = result.checkpoint;
+  if (check && !check.ok) {
+    return (
+      <Alert color="red" title="Not the history the checkpoint signed" role="alert">
+        <Text size="sm">
+          The chain of {entries(result.count)} is whole, but it does not match the latest signed
+          checkpoint ({entries(check.treeSize)}, signed{' '}
+          <span title={check.createdAt}>{new Date(check.createdAt).toLocaleString()}</span>):
+          entries were changed, removed or cut off after it was signed.
+        </Text>
+        <Stack gap={2} mt="xs" data-testid="anchor-findings">
+          {check.findings.map((finding) => (
+            <Text size="sm" key={`${finding.code} ${finding.message}`}>
+              <Code>{finding.code}</Code> {finding.message}
+            </Text>
+          ))}
+        </Stack>
+      </Alert>
+    );
+  }
+  return (
+    <Alert color="green" title={check ? 'Chain valid and anchored' : 'Chain valid'} role="status">
+      <Text size="sm">
+        {entries(result.count)} checked
+        {result.partial ? ' (a range: its link to earlier entries is taken on trust)' : ''}.
+      </Text>
+      {check ? (
+        <CheckpointLine check={check} count={result.count} />
+      ) : (
+        <Text size="sm">No signed checkpoint yet: the chain is checked, not anchored.</Text>
+      )}
+      {result.head ? (
+        <Text size="sm" style={{ wordBreak: 'break-all' }}>
+          Head <Code>{result.head}</Code>
+        </Text>
       ) : null}
-      <Text size="sm">{result.count} entries verified before it.</Text>
     </Alert>
   );
 }
@@ -54,7 +120,10 @@ export interface ChainCheck {
 }
 
 /** Runs verifyAuditTrail over the range on request and keeps its latest outcome. */
-export function useChainCheck(range: Pick<AuditFilterVariables, 'from' | 'to'>): ChainCheck {
+export function useChainCheck(
+  range: Pick<AuditFilterVariables, 'from' | 'to'>,
+  onChecked?: () => void,
+): ChainCheck {
   const client = useClient();
   const [running, setRunning] = useState(false);
   const [result, setResult] = useState<AuditVerification | null>(null);
@@ -68,6 +137,7 @@ export function useChainCheck(range: Pick<AuditFilterVariables, 'from' | 'to'>):
         setRunning(false);
         setError(answer.error ?? null);
         setResult(answer.data?.verifyAuditTrail ?? null);
+        onChecked?.();
       });
   };
   return { running, result, error, run };
