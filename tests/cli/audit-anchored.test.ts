@@ -10,8 +10,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AuditEntry, chainEntry } from '../../shared/audit/index.js';
+import type { AuditEntry } from '../../shared/audit/index.js';
 import { formatVerifierKey, noteSigner } from '../../shared/tlog/index.js';
+import { rechainWithout } from '../support/audit-tampering.js';
 import { CLI_ENTRY, REPO_ROOT } from '../support/cli-process.js';
 import { describeEachDatabase, postgresUrl } from '../support/databases.js';
 import { inspectBody, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -34,33 +35,6 @@ async function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promis
   child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
   return { code: code ?? -1, stdout, stderr };
-}
-
-/** The attack: drop entries, then recompute every hash and seal after them with chainEntry. */
-function rewrite(
-  entries: readonly AuditEntry[],
-  drop: (entry: AuditEntry) => boolean,
-): AuditEntry[] {
-  const out: AuditEntry[] = [];
-  let prev: string | null = null;
-  for (const entry of entries) {
-    if (drop(entry)) continue;
-    const next = chainEntry(
-      {
-        id: entry.id,
-        tenantId: entry.tenantId,
-        action: entry.action,
-        resourceType: entry.resourceType,
-        resourceId: entry.resourceId,
-        createdAt: entry.createdAt,
-        metadata: entry.metadata ?? {},
-      },
-      prev,
-    );
-    out.push(next);
-    prev = next.hash;
-  }
-  return out;
 }
 
 describeEachDatabase('audit verify against signed checkpoints', (kind) => {
@@ -127,7 +101,7 @@ describeEachDatabase('audit verify against signed checkpoints', (kind) => {
     const forged = file(
       'rewritten.json',
       `${JSON.stringify(
-        rewrite(entries, (entry) => entry.action === 'inspect.deny'),
+        rechainWithout(entries, (entry) => entry.action === 'inspect.deny'),
         null,
         1,
       )}\n`,

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseCheckpoint, parseNote } from '../../shared/tlog/index.js';
+import { truncateTrail } from '../support/audit-tampering.js';
 import { startTestWitness, type TestWitness } from '../support/test-witness.js';
 import {
   type ConsoleBrowser,
@@ -165,23 +166,7 @@ describeInBrowser('operator console: audit anchoring', () => {
     expect(outcome).toContain(`cosigned by ${witness.name}`);
 
     // What only a database superuser can do: the newest two entries removed, the head moved back.
-    const [kept] = await gateway.db.query<{ hash: string }>(
-      'select hash from audit_entries where "tenantId" = $1 and seq = $2',
-      [gateway.tenant.id, checkpoint.size - 2],
-    );
-    await gateway.db.query('alter table audit_entries disable trigger user');
-    try {
-      await gateway.db.query('delete from audit_entries where "tenantId" = $1 and seq > $2', [
-        gateway.tenant.id,
-        checkpoint.size - 2,
-      ]);
-      await gateway.db.query(
-        'update audit_chain_heads set seq = $2, hash = $3 where "tenantId" = $1',
-        [gateway.tenant.id, checkpoint.size - 2, kept?.hash],
-      );
-    } finally {
-      await gateway.db.query('alter table audit_entries enable trigger user');
-    }
+    await truncateTrail(gateway.db, gateway.tenant.id, checkpoint.size - 2);
 
     await page.getByRole('button', { name: 'Verify chain' }).click();
     const failed = page

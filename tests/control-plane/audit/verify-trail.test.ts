@@ -5,7 +5,12 @@
 // removed with the chain recomputed, and the newest entries cut off with the head moved back —
 // fail against the checkpoint cut before them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AuditEntry, chainEntry } from '../../../shared/audit/index.js';
+import type { AuditEntry } from '../../../shared/audit/index.js';
+import {
+  rechainWithout,
+  storeRewrittenTrail,
+  truncateTrail,
+} from '../../support/audit-tampering.js';
 import { describeEachDatabase } from '../../support/databases.js';
 import { startTestGateway, type TestGateway, type TestTenant } from '../../support/gateway.js';
 import { startTestWitness, type TestWitness } from '../../support/test-witness.js';
@@ -92,16 +97,6 @@ describeEachDatabase('verifyAuditTrail against the latest checkpoint', (kind) =>
     });
     return (await response.json()) as AuditEntry[];
   };
-  /** What only a database superuser can do: the append-only triggers off, then back on. */
-  const asSuperuser = async (change: () => Promise<void>) => {
-    await gw.db.query('alter table audit_entries disable trigger user');
-    try {
-      await change();
-    } finally {
-      await gw.db.query('alter table audit_entries enable trigger user');
-    }
-  };
-
   beforeAll(async () => {
     witness = await startTestWitness({ name: 'witness.test/verify' });
     gw = await startTestGateway(kind, {
@@ -169,81 +164,14 @@ describeEachDatabase('verifyAuditTrail against the latest checkpoint', (kind) =>
 
     // The attack: the deny removed, every later hash and seal recomputed, the head moved.
     const entries = await entriesOf(tenant);
-    const rewritten: AuditEntry[] = [];
-    let prev: string | null = null;
-    for (const entry of entries) {
-      if (entry.action === 'test.denied') continue;
-      const next = chainEntry(
-        {
-          id: entry.id,
-          tenantId: entry.tenantId,
-          action: entry.action,
-          resourceType: entry.resourceType,
-          resourceId: entry.resourceId,
-          createdAt: entry.createdAt,
-          metadata: entry.metadata ?? {},
-        },
-        prev,
-      );
-      rewritten.push(next);
-      prev = next.hash;
-    }
+    const last = entries.at(-1) as AuditEntry;
     // ... and an innocent entry at the end, so the trail has the checkpoint's size again.
-    const filler = chainEntry(
-      {
-        id: 'rewritten-filler',
-        tenantId: tenant.id,
-        action: 'test.allowed',
-        resourceType: 'test',
-        resourceId: 'filler',
-        createdAt: (entries.at(-1) as AuditEntry).createdAt,
-        metadata: {},
-      },
-      prev,
+    const filler = { ...last, id: 'rewritten-filler', resourceId: 'filler', metadata: {} };
+    const rewritten = rechainWithout(
+      [...entries, filler],
+      (entry) => entry.action === 'test.denied',
     );
-    await asSuperuser(async () => {
-      await gw.db.query(`delete from audit_entries where "tenantId" = $1 and action = $2`, [
-        tenant.id,
-        'test.denied',
-      ]);
-      for (const [index, entry] of rewritten.entries()) {
-        await gw.db.query(
-          `update audit_entries set seq = $3, hash = $4, "prevHash" = $5, "after" = $6
-           where "tenantId" = $1 and id = $2`,
-          [
-            tenant.id,
-            entry.id,
-            index + 1,
-            entry.hash,
-            entry.prevHash ?? '0'.repeat(64),
-            entry.after,
-          ],
-        );
-      }
-      await gw.db.query(
-        `insert into audit_entries (id, "tenantId", seq, action, "resourceType", "resourceId",
-           metadata, "after", "createdAt", hash, "prevHash")
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          filler.id,
-          tenant.id,
-          rewritten.length + 1,
-          filler.action,
-          filler.resourceType,
-          filler.resourceId,
-          JSON.stringify(filler.metadata),
-          filler.after,
-          filler.createdAt,
-          filler.hash,
-          filler.prevHash,
-        ],
-      );
-      await gw.db.query('update audit_chain_heads set seq = $2, hash = $3 where "tenantId" = $1', [
-        tenant.id,
-        rewritten.length + 1,
-        filler.hash,
-      ]);
-    });
+    await storeRewrittenTrail(gw.db, tenant.id, entries, rewritten);
 
     const result = await verify(tenant);
     // The chain alone is whole again: only the checkpoint sees the rewrite.
@@ -258,15 +186,7 @@ describeEachDatabase('verifyAuditTrail against the latest checkpoint', (kind) =>
     const tenant = await gw.addTenant();
     await append(tenant, 5);
     const size = await cut(tenant);
-    const entries = await entriesOf(tenant);
-    const kept = entries[2] as AuditEntry;
-    await asSuperuser(async () => {
-      await gw.db.query('delete from audit_entries where "tenantId" = $1 and seq > 3', [tenant.id]);
-      await gw.db.query('update audit_chain_heads set seq = 3, hash = $2 where "tenantId" = $1', [
-        tenant.id,
-        kept.hash,
-      ]);
-    });
+    await truncateTrail(gw.db, tenant.id, 3);
     const result = await verify(tenant);
     expect(result.firstBroken).toBeNull();
     expect(result.count).toBe(3);

@@ -111,6 +111,18 @@ function CheckpointSummary({
   );
 }
 
+/** Its kind, and where it sends (a path, a URL, a witness's name). */
+function SinkName({ sink }: { sink: AuditSinkState }) {
+  return (
+    <>
+      <Text size="sm">{SINK_KINDS[sink.kind] ?? sink.kind}</Text>
+      <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
+        {sinkTarget(sink)}
+      </Text>
+    </>
+  );
+}
+
 function SinkRow({
   sink,
   latestSize,
@@ -138,10 +150,7 @@ function SinkRow({
     return (
       <Table.Tr data-sink={sink.name}>
         <Table.Td>
-          <Text size="sm">{SINK_KINDS[sink.kind] ?? sink.kind}</Text>
-          <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
-            {sinkTarget(sink)}
-          </Text>
+          <SinkName sink={sink} />
           {sink.lastError === null ? null : (
             <Text size="xs" c="red" data-column="error" style={{ wordBreak: 'break-word' }}>
               {sink.lastError}
@@ -155,10 +164,7 @@ function SinkRow({
   return (
     <Table.Tr data-sink={sink.name}>
       <Table.Td>
-        <Text size="sm">{SINK_KINDS[sink.kind] ?? sink.kind}</Text>
-        <Text size="xs" c="dimmed" ff="monospace" style={{ wordBreak: 'break-all' }}>
-          {sinkTarget(sink)}
-        </Text>
+        <SinkName sink={sink} />
       </Table.Td>
       <Table.Td>{state}</Table.Td>
       <Table.Td data-column="anchored">
