@@ -336,7 +336,11 @@ const CheckpointCheckRef = builder.objectRef<CheckpointCheck>('AuditCheckpointCh
     'verify --checkpoint` checks an export): a history rewritten after it was cut fails here.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the entries do not match it.' }),
-    status: t.field({ type: AnchorStatusRef, resolve: (check) => check.status }),
+    status: t.field({
+      type: AnchorStatusRef,
+      description: 'Matched, proven, not reached (a range newer than it) or failed.',
+      resolve: (check) => check.status,
+    }),
     treeSize: t.exposeInt('treeSize', { description: 'Entries it covers: seq 1..treeSize.' }),
     rootHash: t.exposeString('rootHash', { description: 'Its Merkle tree root, base64.' }),
     createdAt: t.field({
