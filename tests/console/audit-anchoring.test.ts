@@ -129,6 +129,14 @@ describeInBrowser('operator console: audit anchoring', () => {
     expect(await http.locator('[data-column="error"]').textContent()).toContain('503');
     expect(Number(await http.locator('[data-column="backlog"]').textContent())).toBeGreaterThan(0);
     expect(posted).toEqual([]);
+    // Folded on a phone, the panel's one line says so.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await panel
+      .getByTestId('anchoring-summary')
+      .filter({ hasText: '1 of 3 sinks failing' })
+      .waitFor();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await http.waitFor();
 
     // Back up: the sink catches up by itself and the panel, refreshing, shows it anchored.
     endpointUp = true;
@@ -136,8 +144,16 @@ describeInBrowser('operator console: audit anchoring', () => {
     expect(await http.locator('[data-column="error"]').textContent()).toBe('—');
     expect(posted.length).toBeGreaterThan(0);
 
-    // On a phone: each sink's kind and state fit, and nothing scrolls sideways.
+    // On a phone the panel folds to one line, leaving the screen to the trail; opened,
+    // each sink's kind and state fit, and nothing scrolls sideways.
     await page.setViewportSize({ width: 390, height: 844 });
+    await panel
+      .getByTestId('anchoring-summary')
+      .filter({ hasText: `${checkpoint.size} entries, signed` })
+      .filter({ hasText: '3 of 3 sinks anchored' })
+      .waitFor();
+    expect(await panel.getByRole('table', { name: 'Checkpoint sinks' }).count()).toBe(0);
+    await panel.getByRole('button', { name: 'Details' }).click();
     for (const kind of ['file', 'http', 'witness']) {
       const badge = sinkRow(page, kind).locator('[data-column="state"]');
       await badge.filter({ hasText: 'Anchored' }).waitFor();

@@ -43,3 +43,16 @@ export const SINK_KINDS: Record<string, string> = {
 export function sinkTarget(sink: Pick<AuditSinkState, 'name' | 'kind'>): string {
   return sink.name.startsWith(`${sink.kind}:`) ? sink.name.slice(sink.kind.length + 1) : sink.name;
 }
+
+/** One line for a folded panel (a phone): how many sinks hold the latest, and how many fail. */
+export function sinksSummary(sinks: readonly AuditSinkState[]): { text: string; color: string } {
+  if (sinks.length === 0) return { text: 'no sink configured', color: 'yellow' };
+  const of = `of ${sinks.length} ${sinks.length === 1 ? 'sink' : 'sinks'}`;
+  const failing = sinks.filter((sink) => sinkCondition(sink) === 'failing').length;
+  if (failing > 0) return { text: `${failing} ${of} failing`, color: 'red' };
+  const anchored = sinks.filter((sink) => sinkCondition(sink) === 'anchored').length;
+  return {
+    text: `${anchored} ${of} anchored`,
+    color: anchored === sinks.length ? 'green' : 'yellow',
+  };
+}

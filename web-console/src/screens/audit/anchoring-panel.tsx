@@ -1,7 +1,8 @@
 // Where the tenant's trail is anchored: its latest signed checkpoint (size, root, age, the
 // witnesses that cosigned it) and each checkpoint sink's state — anchored, catching up, or failing
 // with its last error — refreshed every few seconds, so a sink that is down shows here while
-// appends go on. "Cut checkpoint" signs one now over every committed entry.
+// appends go on. "Cut checkpoint" signs one now over every committed entry. On a phone it folds to
+// one line (the checkpoint's size and age, how many sinks fail) that opens to the details.
 import {
   ActionIcon,
   Alert,
@@ -20,7 +21,7 @@ import {
   useMatches,
 } from '@mantine/core';
 import { IconCheck, IconCopy, IconRefresh, IconStackPush } from '@tabler/icons-react';
-import { type ReactNode, useCallback, useEffect } from 'react';
+import { type ReactNode, useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { useNow } from '../approvals/use-now.ts';
@@ -29,6 +30,7 @@ import {
   SINK_CONDITIONS,
   SINK_KINDS,
   sinkCondition,
+  sinksSummary,
   sinkTarget,
 } from './anchoring-fields.ts';
 import {
@@ -272,24 +274,30 @@ export function AnchoringPanel({ version }: { version: number }) {
   useEffect(() => {
     if (version > 0) refresh();
   }, [version, refresh]);
+  // On a phone the panel folds to one line, so the entries stay on the first screen.
+  const narrow = useMatches({ base: true, sm: false });
+  const [open, setOpen] = useState(false);
+  const folded = narrow && !open;
+  const summary = data ? sinksSummary(data.auditSinks) : null;
 
   return (
     <Card withBorder padding="md" component="section" aria-labelledby="anchoring-title">
       <Stack gap="sm">
-        <Group justify="space-between">
+        <Group justify="space-between" wrap="nowrap">
           <Title order={3} size="h5" id="anchoring-title">
             Anchoring
           </Title>
-          <Group gap="xs">
-            <Button
-              variant="subtle"
-              size="xs"
-              leftSection={<IconRefresh size={14} />}
-              loading={fetching}
-              onClick={refresh}
-            >
-              Refresh
-            </Button>
+          <Group gap="xs" wrap="nowrap">
+            <Tooltip label="Refresh" withArrow>
+              <ActionIcon
+                variant="subtle"
+                loading={fetching}
+                onClick={refresh}
+                aria-label="Refresh anchoring"
+              >
+                <IconRefresh size={16} />
+              </ActionIcon>
+            </Tooltip>
             <Tooltip
               label="Signs a checkpoint now over every committed entry; the sinks receive it"
               multiline
@@ -310,7 +318,28 @@ export function AnchoringPanel({ version }: { version: number }) {
         </Group>
         {error ? <ErrorAlert error={error} title="The anchoring state could not be read" /> : null}
         {cut.error ? <ErrorAlert error={cut.error} title="No checkpoint was cut" /> : null}
-        {data ? (
+        {data && folded ? (
+          <Group gap="xs" justify="space-between" wrap="nowrap">
+            <Text size="sm" data-testid="anchoring-summary">
+              {data.auditCheckpoint
+                ? `${data.auditCheckpoint.treeSize} entries, signed ${formatAge(data.auditCheckpoint.createdAt, now)}; `
+                : 'No checkpoint yet; '}
+              <Text span size="sm" c={summary?.color === 'green' ? undefined : summary?.color}>
+                {summary?.text}
+              </Text>
+            </Text>
+            <Button
+              variant="subtle"
+              size="xs"
+              onClick={() => setOpen(true)}
+              aria-expanded={false}
+              style={{ flexShrink: 0 }}
+            >
+              Details
+            </Button>
+          </Group>
+        ) : null}
+        {data && !folded ? (
           <>
             {data.auditCheckpoint ? (
               <CheckpointSummary
