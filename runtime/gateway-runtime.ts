@@ -498,6 +498,12 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
   // A re-signed checkpoint (a rotation) may be delivered after a larger one: the gauge keeps the
   // largest size each sink holds per tenant.
   const anchoredSizes = new Map<string, number>();
+  const anchored = (sink: string, tenant: string, treeSize: number) => {
+    const key = `${sink} ${tenant}`;
+    if (treeSize < (anchoredSizes.get(key) ?? 0)) return;
+    anchoredSizes.set(key, treeSize);
+    metrics.auditSinkAnchoredTreeSize.set({ sink, tenant }, treeSize);
+  };
   const auditSinks =
     role === 'data-plane' || sinks.length === 0
       ? undefined
@@ -516,11 +522,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
               );
             }
             for (const { tenantId, treeSize } of standing.tenants) {
-              anchoredSizes.set(`${sink.kind} ${tenantId}`, treeSize);
-              metrics.auditSinkAnchoredTreeSize.set(
-                { sink: sink.kind, tenant: tenantId },
-                treeSize,
-              );
+              anchored(sink.kind, tenantId, treeSize);
             }
           },
           onOutcome({ sink, checkpoint, ok, backlog }) {
@@ -530,12 +532,7 @@ export async function buildGatewayRuntime(options: GatewayRuntimeOptions): Promi
             });
             metrics.auditSinkBacklog.set({ sink: sink.kind }, backlog);
             if (ok) {
-              const tree = { sink: sink.kind, tenant: checkpoint.tenantId };
-              const held = anchoredSizes.get(`${sink.kind} ${checkpoint.tenantId}`) ?? 0;
-              if (checkpoint.treeSize >= held) {
-                anchoredSizes.set(`${sink.kind} ${checkpoint.tenantId}`, checkpoint.treeSize);
-                metrics.auditSinkAnchoredTreeSize.set(tree, checkpoint.treeSize);
-              }
+              anchored(sink.kind, checkpoint.tenantId, checkpoint.treeSize);
               metrics.auditSinkLastAnchored.set(
                 { sink: sink.kind },
                 checkpoint.createdAt.getTime() / 1000,

@@ -13,6 +13,7 @@
 import {
   type AnchorResult,
   AUDIT_PROOFS_FORMAT,
+  type AuditProofs,
   ExportTreeTap,
   type VerifyAuditChainResult,
   verifyAnchors,
@@ -61,17 +62,13 @@ export async function verifyTenantTrail(
   const checkpoint = await latestAuditCheckpoint(db, tenantId);
   const trail = await openAuditExport(db, { tenant: tenantId, from, to });
   const partial = trail.filtered;
-  const covered =
-    checkpoint !== null && partial
-      ? await lastCoveredEntryInRange(db, tenantId, checkpoint.treeSize, from, to)
-      : null;
   const inclusion =
-    covered === null
-      ? null
-      : await auditInclusionProof(db, tenantId, covered, checkpoint!.treeSize);
+    checkpoint !== null && partial
+      ? await rangeInclusionProof(db, tenantId, checkpoint.treeSize, from, to)
+      : null;
   const tap = new ExportTreeTap(
     checkpoint !== null && !partial ? [checkpoint.treeSize] : [],
-    covered === null ? [] : [covered],
+    inclusion === null ? [] : [inclusion.entryId],
   );
   const chain = await verifyAuditChain(tap.tap(trail), {
     partial,
@@ -83,13 +80,13 @@ export async function verifyTenantTrail(
     keys: await verifierKeys(db),
     witnessKeys: request.witnessKeys,
     proofs:
-      inclusion === null || covered === null
+      inclusion === null
         ? undefined
         : {
             format: AUDIT_PROOFS_FORMAT,
             tenantId,
             checkpoints: [],
-            inclusion: [{ entryId: covered, ...inclusion }],
+            inclusion: [inclusion],
             consistency: [],
           },
     tap,
@@ -109,14 +106,17 @@ async function verifierKeys(db: SqlExecutor): Promise<NoteVerifierKey[]> {
   return keys;
 }
 
-/** The range's last entry a checkpoint of `treeSize` covers (seq ≤ treeSize), if any. */
-async function lastCoveredEntryInRange(
+/**
+ * The inclusion proof, in a tree of `treeSize`, of the range's last entry that tree covers (seq ≤
+ * treeSize); null when the range holds none.
+ */
+async function rangeInclusionProof(
   db: SqlExecutor,
   tenantId: string,
   treeSize: number,
   from: Date | undefined,
   to: Date | undefined,
-): Promise<string | null> {
+): Promise<AuditProofs['inclusion'][number] | null> {
   const [row] = await db.query<{ id: string }>(
     `select id from audit_entries
      where "tenantId" = $1 and seq <= $2
@@ -125,5 +125,6 @@ async function lastCoveredEntryInRange(
      order by seq desc limit 1`,
     [tenantId, treeSize, from ?? null, to ?? null],
   );
-  return row?.id ?? null;
+  if (row === undefined) return null;
+  return { entryId: row.id, ...(await auditInclusionProof(db, tenantId, row.id, treeSize)) };
 }

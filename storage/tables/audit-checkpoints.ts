@@ -23,6 +23,19 @@ export function servedNote(checkpoint: Pick<StoredCheckpoint, 'note' | 'cosignat
   return checkpoint.note + checkpoint.cosignatures;
 }
 
+/** The witness a cosignature line `— <name> <base64>` is of. */
+function cosignerOf(line: string): string {
+  return line.slice(2, line.indexOf(' ', 2));
+}
+
+/** The witnesses whose cosignature lines a checkpoint carries, by name. */
+export function cosignersOf(checkpoint: Pick<StoredCheckpoint, 'cosignatures'>): string[] {
+  return checkpoint.cosignatures
+    .split('\n')
+    .filter((line) => line !== '')
+    .map(cosignerOf);
+}
+
 /**
  * Stores a witness's cosignature lines with a checkpoint, replacing that witness's earlier ones
  * (one cosignature per witness: the newest). Each line is `— <name> <base64>\n`, verified by the
@@ -34,8 +47,7 @@ export async function addCosignatures(
   lines: readonly string[],
 ): Promise<void> {
   if (lines.length === 0) return;
-  const nameOf = (line: string) => line.slice(0, line.indexOf(' ', 2));
-  const names = new Set(lines.map(nameOf));
+  const names = new Set(lines.map(cosignerOf));
   const [row] = await db.query<{ cosignatures: string }>(
     'select cosignatures from audit_checkpoints where id = $1',
     [checkpointId],
@@ -43,7 +55,7 @@ export async function addCosignatures(
   if (row === undefined) return;
   const kept = row.cosignatures
     .split('\n')
-    .filter((line) => line !== '' && !names.has(nameOf(line)))
+    .filter((line) => line !== '' && !names.has(cosignerOf(line)))
     .map((line) => `${line}\n`);
   await db.query('update audit_checkpoints set cosignatures = $2 where id = $1', [
     checkpointId,

@@ -5,7 +5,11 @@
 import { gatewayError } from '../../../shared/errors/index.js';
 import { SCOPES } from '../../../shared/identity/scopes.js';
 import type { StoredCheckpoint } from '../../../storage/tables/audit-checkpoints.js';
-import { latestAuditCheckpoint, servedNote } from '../../../storage/tables/audit-checkpoints.js';
+import {
+  cosignersOf,
+  latestAuditCheckpoint,
+  servedNote,
+} from '../../../storage/tables/audit-checkpoints.js';
 import { auditConsistencyProof, auditInclusionProof } from '../../audit/proofs.js';
 import { listAuditSigningKeys } from '../../audit/signing-key.js';
 import { readSinkStates, type SinkState } from '../../audit/sinks.js';
@@ -39,8 +43,7 @@ const CheckpointRef = builder.objectRef<StoredCheckpoint>('AuditCheckpoint').imp
       description:
         'The witnesses whose cosignature it carries, by name (each verified with the configured ' +
         'witness key before it was stored).',
-      resolve: (checkpoint) =>
-        checkpoint.cosignatures.split('\n').flatMap((line) => /^— (\S+) /.exec(line)?.[1] ?? []),
+      resolve: (checkpoint) => cosignersOf(checkpoint),
     }),
     origin: t.string({
       description: 'Its origin line, `<gateway>/audit/<tenant id>`.',

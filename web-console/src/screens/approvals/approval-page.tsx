@@ -11,6 +11,7 @@ import { useEffect, useState } from 'react';
 import { useClient, useQuery } from 'urql';
 import { Link } from 'wouter';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { useNow } from '../../components/use-now.ts';
 import { readFragment } from '../../graphql.ts';
 import { DecisionDialog } from './decision-dialog.tsx';
 import { type Decision, HeldCallCard } from './held-call-card.tsx';
@@ -20,7 +21,6 @@ import {
   type HeldCall,
   HeldCallFields,
 } from './operations.ts';
-import { useNow } from './use-now.ts';
 
 export function ApprovalPage({
   id,

@@ -4,6 +4,7 @@ import { Alert, Badge, Code, Group, Loader, Stack, Text } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { useNow } from '../../components/use-now.ts';
 import { DecisionDialog } from './decision-dialog.tsx';
 import { DesktopNotificationControl } from './desktop-notification-control.tsx';
 import { EmptyQueue } from './empty-queue.tsx';
@@ -12,7 +13,6 @@ import { pendingAt } from './held-calls.ts';
 import type { HeldCall } from './operations.ts';
 import { useApprovalQueue } from './use-approval-queue.ts';
 import { useDesktopNotifications } from './use-desktop-notifications.ts';
-import { useNow } from './use-now.ts';
 import { useTabTitle } from './use-tab-title.ts';
 
 export function ApprovalQueueView({

@@ -2,6 +2,11 @@
 // operator reads are decided in one place.
 import type { AuditSinkState } from './queries.ts';
 
+/** "1 entry", "12 entries". */
+export function countEntries(n: number): string {
+  return `${n} ${n === 1 ? 'entry' : 'entries'}`;
+}
+
 /** "12 s ago", "4 min ago", "3 h ago", "2 d ago": the age of a signature or a delivery. */
 export function formatAge(since: string, now: number): string {
   const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1000));

@@ -10,7 +10,6 @@ import {
   Button,
   Card,
   Code,
-  CopyButton,
   Group,
   SimpleGrid,
   Stack,
@@ -20,12 +19,14 @@ import {
   Tooltip,
   useMatches,
 } from '@mantine/core';
-import { IconCheck, IconCopy, IconRefresh, IconStackPush } from '@tabler/icons-react';
+import { IconRefresh, IconStackPush } from '@tabler/icons-react';
 import { type ReactNode, useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { CopyableValue } from '../../components/copyable-value.tsx';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-import { useNow } from '../approvals/use-now.ts';
+import { useNow } from '../../components/use-now.ts';
 import {
+  countEntries,
   formatAge,
   SINK_CONDITIONS,
   SINK_KINDS,
@@ -66,7 +67,7 @@ function CheckpointSummary({
     <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
       <Field label="Latest checkpoint">
         <Text fw={600} aria-label="Checkpoint tree size">
-          {checkpoint.treeSize} {checkpoint.treeSize === 1 ? 'entry' : 'entries'}
+          {countEntries(checkpoint.treeSize)}
         </Text>
       </Field>
       <Field label="Signed">
@@ -75,24 +76,7 @@ function CheckpointSummary({
         </Text>
       </Field>
       <Field label="Root">
-        <Group gap={4} wrap="nowrap">
-          <Code
-            aria-label="Checkpoint root"
-            title={checkpoint.rootHash}
-            style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
-          >
-            {checkpoint.rootHash}
-          </Code>
-          <CopyButton value={checkpoint.rootHash}>
-            {({ copied, copy }) => (
-              <Tooltip label={copied ? 'Copied' : 'Copy'}>
-                <ActionIcon variant="subtle" onClick={copy} aria-label="Copy checkpoint root">
-                  {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-                </ActionIcon>
-              </Tooltip>
-            )}
-          </CopyButton>
-        </Group>
+        <CopyableValue label="Checkpoint root" value={checkpoint.rootHash} truncate />
       </Field>
       <Field label="Cosigned by">
         {checkpoint.cosignedBy.length === 0 ? (

@@ -2,45 +2,13 @@
 // copy), the metadata as pretty JSON, and its place in the hash chain — its own hash and the
 // hash of the entry before it (which opens that entry when it is loaded), and the entry after it
 // when that one is loaded. On a narrow screen this is where the columns the table leaves out are.
-import {
-  ActionIcon,
-  Anchor,
-  Code,
-  CopyButton,
-  Drawer,
-  Group,
-  Stack,
-  Table,
-  Text,
-  Title,
-  Tooltip,
-} from '@mantine/core';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { Anchor, Code, Drawer, Stack, Table, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { CopyableValue } from '../../components/copyable-value.tsx';
 import { DecisionBadge } from './decision-badge.tsx';
 import { actorTypeOf, decisionOf, GENESIS_HASH, reasonCodeOf, toolOf } from './entry-fields.ts';
 import type { AuditEntry, AuditSubject } from './queries.ts';
 import { kindLabel } from './subject.tsx';
-
-/** A value to copy in full (a hash, an id), with a copy button named after `label`. */
-function CopyableValue({ label, value }: { label: string; value: string }) {
-  return (
-    <Group gap={4} wrap="nowrap" align="flex-start">
-      <Code style={{ wordBreak: 'break-all' }} aria-label={label}>
-        {value}
-      </Code>
-      <CopyButton value={value}>
-        {({ copied, copy }) => (
-          <Tooltip label={copied ? 'Copied' : 'Copy'}>
-            <ActionIcon variant="subtle" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>
-              {copied ? <IconCheck size={16} /> : <IconCopy size={16} />}
-            </ActionIcon>
-          </Tooltip>
-        )}
-      </CopyButton>
-    </Group>
-  );
-}
 
 function ChainLinks({
   entry,

@@ -9,12 +9,11 @@ import type { CombinedError } from '@urql/core';
 import { useState } from 'react';
 import { useClient } from 'urql';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { countEntries } from './anchoring-fields.ts';
 import type { AuditFilterVariables } from './filters.ts';
 import { type AuditVerification, VerifyAuditTrailQuery } from './queries.ts';
 
 type CheckpointCheck = NonNullable<AuditVerification['checkpoint']>;
-
-const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
 
 /** What the checkpoint says of the entries checked, in a sentence. */
 function CheckpointLine({ check, count }: { check: CheckpointCheck; count: number }) {
@@ -29,17 +28,17 @@ function CheckpointLine({ check, count }: { check: CheckpointCheck; count: numbe
     const newer = count - check.treeSize;
     return (
       <Text size="sm" data-testid="anchor-outcome">
-        The first {entries(check.treeSize)} are exactly the history of the latest checkpoint
+        The first {countEntries(check.treeSize)} are exactly the history of the latest checkpoint
         {signer}
         {witnesses}.
-        {newer > 0 ? ` ${entries(newer)} appended since are chained, not yet anchored.` : ''}
+        {newer > 0 ? ` ${countEntries(newer)} appended since are chained, not yet anchored.` : ''}
       </Text>
     );
   }
   if (check.status === 'PROVEN') {
     return (
       <Text size="sm" data-testid="anchor-outcome">
-        An inclusion proof puts the range in the latest checkpoint of {entries(check.treeSize)}
+        An inclusion proof puts the range in the latest checkpoint of {countEntries(check.treeSize)}
         {signer}
         {witnesses}.
       </Text>
@@ -47,8 +46,8 @@ function CheckpointLine({ check, count }: { check: CheckpointCheck; count: numbe
   }
   return (
     <Text size="sm" data-testid="anchor-outcome">
-      The range is newer than the latest checkpoint ({entries(check.treeSize)}): its entries are
-      chained, not yet anchored.
+      The range is newer than the latest checkpoint ({countEntries(check.treeSize)}): its entries
+      are chained, not yet anchored.
     </Text>
   );
 }
@@ -77,8 +76,8 @@ function VerificationResult({ result }: { result: AuditVerification }) {
     return (
       <Alert color="red" title="Not the history the checkpoint signed" role="alert">
         <Text size="sm">
-          The chain of {entries(result.count)} is whole, but it does not match the latest signed
-          checkpoint ({entries(check.treeSize)}, signed{' '}
+          The chain of {countEntries(result.count)} is whole, but it does not match the latest
+          signed checkpoint ({countEntries(check.treeSize)}, signed{' '}
           <span title={check.createdAt}>{new Date(check.createdAt).toLocaleString()}</span>):
           entries were changed, removed or cut off after it was signed.
         </Text>
@@ -95,7 +94,7 @@ function VerificationResult({ result }: { result: AuditVerification }) {
   return (
     <Alert color="green" title={check ? 'Chain valid and anchored' : 'Chain valid'} role="status">
       <Text size="sm">
-        {entries(result.count)} checked
+        {countEntries(result.count)} checked
         {result.partial ? ' (a range: its link to earlier entries is taken on trust)' : ''}.
       </Text>
       {check ? (

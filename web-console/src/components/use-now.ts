@@ -1,5 +1,5 @@
-// One clock for the whole screen: every countdown reads the same `now`, ticking each second, so
-// an expired call leaves the list on the same tick its countdown reaches zero.
+// One clock for a whole screen: every countdown and age reads the same `now`, ticking each second,
+// so an expired call leaves the list on the same tick its countdown reaches zero.
 import { useEffect, useState } from 'react';
 
 export function useNow(intervalMs = 1000): number {
