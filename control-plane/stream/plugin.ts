@@ -5,9 +5,10 @@
 //        client is behind and on every new version, `kill` (a kill delta, id `kill:<seq>`) for
 //        every kill after the cursor before anything else, then as kills commit, `heartbeat`
 //        every 15 s (and once right after the catch-up: the client is then caught up).
-//   POST /api/v1/control-plane/data-planes/ack { version } | { kill, aborted } | { decisions }:
-//        the snapshot version, or the kill delta, the data plane applied; or the decisions it
-//        counted since its last report (sent after each heartbeat), added to decision_counts.
+//   POST /api/v1/control-plane/data-planes/ack { version } | { kill, aborted } |
+//        { decisions, report_id }: the snapshot version, or the kill delta, the data plane
+//        applied; or the decisions it counted since its last report (sent after each heartbeat),
+//        added to decision_counts once per report id.
 // Both authenticate the data-plane credential (`Authorization: Bearer agdp_…`), not an API key.
 // A credential revoked while its stream is open (`data-plane revoke`, possibly from another
 // process) is noticed by a sweep every heartbeat period: one query over the connected data
@@ -16,6 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   CONFIG_STREAM_PATH,
   DATA_PLANE_ACK_PATH,
+  DECISION_REPORT_ID_PATTERN,
   type DecisionReport,
   PUBLIC_URL_HEADER,
 } from '../../shared/config-stream/protocol.js';
@@ -201,18 +203,28 @@ export async function configStreamPlugin(
         body: {
           type: 'object',
           // Not additionalProperties: the server's validator would strip unknown fields silently.
-          propertyNames: { enum: ['version', 'kill', 'aborted', 'decisions'] },
+          propertyNames: { enum: ['version', 'kill', 'aborted', 'decisions', 'report_id'] },
           properties: {
             version: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
             kill: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
             aborted: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
             decisions: { type: 'array', maxItems: MAX_DECISION_REPORT_ROWS, items: DECISION_ROW },
+            report_id: { type: 'string', pattern: DECISION_REPORT_ID_PATTERN },
           },
           // Exactly one kind: with propertyNames closed, the count of properties rules out mixes.
           oneOf: [
             { required: ['version'], maxProperties: 1 },
             { required: ['kill', 'aborted'], maxProperties: 2 },
-            { required: ['decisions'], maxProperties: 1 },
+            {
+              required: ['decisions'],
+              not: {
+                anyOf: [
+                  { required: ['version'] },
+                  { required: ['kill'] },
+                  { required: ['aborted'] },
+                ],
+              },
+            },
           ],
         },
         response: {
@@ -222,6 +234,7 @@ export async function configStreamPlugin(
               version: { type: 'integer' },
               kill: { type: 'integer' },
               decisions: { type: 'integer' },
+              replayed: { type: 'boolean' },
             },
           },
         },
@@ -241,13 +254,18 @@ export async function configStreamPlugin(
         return { kill: body.kill };
       }
       if ('decisions' in body) {
-        // Counted by that data plane; rows of tenants that no longer exist are dropped.
-        await writeDecisionCounts(db, plane.id, body.decisions);
-        request.log.debug(
-          { dataPlane: plane.name, rows: body.decisions.length },
-          'data plane reported decision counts',
+        // Counted by that data plane; rows of tenants that no longer exist are dropped. A report
+        // written before (its answer was lost, so the data plane sent it again) adds nothing.
+        const added = await writeDecisionCounts(db, plane.id, body.decisions, {
+          reportId: body.report_id,
+        });
+        request.log[added ? 'debug' : 'info'](
+          { dataPlane: plane.name, rows: body.decisions.length, reportId: body.report_id ?? null },
+          added
+            ? 'data plane reported decision counts'
+            : 'decision report already written; not counted again',
         );
-        return { decisions: body.decisions.length };
+        return { decisions: body.decisions.length, replayed: !added };
       }
       if (!('version' in body)) {
         throw invalidField(BODY_FIELD, 'must be {version}, {kill, aborted} or {decisions}');

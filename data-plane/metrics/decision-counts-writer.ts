@@ -1,9 +1,13 @@
 // Writes the in-process data plane's decision tally to decision_counts (role `all`: `agent-gateway
 // start`): every 5 s on an unref'd timer, on demand before a decisionStats query, and once more
 // on stop. Writes run one after another, so a flush that returns has written every decision
-// counted before it was called. A failed write puts the rows back (bounded by the tally) for the
-// next one. A remote data plane reports over the config stream instead (remote/client.ts).
+// counted before it was called. A failed write keeps its rows and its report id and is tried
+// again, unchanged, before anything newer: a write whose commit succeeded but whose answer was
+// lost is then not counted twice (storage/tables/decision-counts.ts writes an id once). A remote
+// data plane reports over the config stream instead (remote/client.ts), the same way.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { DecisionCountRow } from '../../shared/decisions/decision-counts.js';
 import type { Database } from '../../storage/engine/database.js';
 import { writeDecisionCounts } from '../../storage/tables/decision-counts.js';
 import type { DecisionTally } from './decision-tally.js';
@@ -21,6 +25,8 @@ export interface DecisionCountsWriterOptions {
 export class DecisionCountsWriter {
   readonly #options: DecisionCountsWriterOptions;
   #last: Promise<void> = Promise.resolve();
+  /** The report whose write failed: it may have been committed all the same. */
+  #unwritten: { readonly id: string; readonly rows: DecisionCountRow[] } | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: DecisionCountsWriterOptions) {
@@ -48,18 +54,25 @@ export class DecisionCountsWriter {
     await this.flush();
   }
 
+  /** The unwritten report first, then what the tally holds; stops at a failure. */
   async #write(): Promise<void> {
     const { tally, db, reporter } = this.#options;
-    if (tally.size === 0) return;
-    const rows = tally.drain();
-    try {
-      await writeDecisionCounts(db, reporter, rows);
-    } catch (error) {
-      tally.restore(rows);
-      this.#options.logger.warn(
-        { err: error, rows: rows.length },
-        'decision counts not written; kept for the next write',
-      );
+    for (;;) {
+      const report = this.#unwritten ?? (tally.size > 0 ? newReport(tally.drain()) : undefined);
+      if (report === undefined) return;
+      try {
+        await writeDecisionCounts(db, reporter, report.rows, { reportId: report.id });
+        this.#unwritten = undefined;
+      } catch (error) {
+        this.#unwritten = report;
+        this.#options.logger.warn(
+          { err: error, rows: report.rows.length },
+          'decision counts not written; kept for the next write',
+        );
+        return;
+      }
     }
   }
 }
+
+const newReport = (rows: DecisionCountRow[]) => ({ id: randomUUID(), rows });

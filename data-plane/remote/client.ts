@@ -22,9 +22,12 @@
 // connect away.
 //
 // Decision counts (decisionStats): after each heartbeat the client drains the data plane's
-// decision tally and posts it on the ack endpoint (`{ decisions }`), one report at a time. A
-// report that fails in transit or is refused for a passing reason goes back into the tally for
-// the next heartbeat (the tally bounds what it keeps); one refused as malformed (400) is dropped.
+// decision tally and posts it on the ack endpoint (`{ decisions, report_id }`), one report at a
+// time. A report without a 200 may have been written all the same (the answer was lost, or came
+// too late), so it is not merged back into the tally: it is sent again unchanged, under its id,
+// at the next heartbeat, and the control plane writes an id once. Newer counts wait in the tally
+// (which bounds what it keeps) until it is through; one refused as malformed (400) is dropped.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import {
@@ -110,6 +113,8 @@ export class ConfigStreamClient {
   #caughtUp = false;
   /** A decision report is on its way (one at a time). */
   #reporting: Promise<void> | undefined;
+  /** The report sent without a 200: sent again as it is before anything newer. */
+  #unconfirmedReport: Required<DecisionReport> | undefined;
   readonly #staleAfterMs: number;
   /** The control plane refused the credential on the last attempt (revoked, unknown, wrong). */
   #refused = false;
@@ -226,18 +231,27 @@ export class ConfigStreamClient {
     await this.#reporting;
   }
 
-  /** Posts the decisions counted since the last report, unless one is on its way. */
+  /**
+   * Posts the report the control plane has not confirmed, else the decisions counted since the
+   * last one; nothing while a report is on its way.
+   */
   #reportDecisions(): void {
     const tally = this.#options.decisions;
-    if (!tally || tally.size === 0 || this.#reporting) return;
-    const rows = tally.drain();
-    // What one report may not carry goes back at once, for the next heartbeat.
-    if (rows.length > MAX_DECISION_REPORT_ROWS)
-      tally.restore(rows.splice(MAX_DECISION_REPORT_ROWS));
-    const report: DecisionReport = { decisions: rows };
-    this.#reporting = this.#post(report, 'decision report')
+    if (!tally || this.#reporting) return;
+    let report = this.#unconfirmedReport;
+    if (report === undefined) {
+      if (tally.size === 0) return;
+      const rows = tally.drain();
+      // What one report may not carry goes back at once, for the next heartbeat.
+      if (rows.length > MAX_DECISION_REPORT_ROWS)
+        tally.restore(rows.splice(MAX_DECISION_REPORT_ROWS));
+      report = { decisions: rows, report_id: randomUUID() };
+    }
+    const sent = report;
+    this.#reporting = this.#post(sent, 'decision report')
       .then((status) => {
-        if (status !== 200 && status !== 400) tally.restore(rows);
+        // 200: written, now or by an earlier delivery; 400: malformed, never will be.
+        this.#unconfirmedReport = status === 200 || status === 400 ? undefined : sent;
       })
       .finally(() => {
         this.#reporting = undefined;

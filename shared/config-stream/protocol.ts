@@ -12,7 +12,7 @@ import type { StatusListConfig } from '../snapshot/index.js';
 export const CONFIG_STREAM_PATH = '/api/v1/control-plane/config-stream';
 /**
  * POST `{ version }` (a snapshot applied), a KillAcknowledgement `{ kill, aborted }`, or a
- * DecisionReport `{ decisions }` (the decisions counted since the last report).
+ * DecisionReport `{ decisions, report_id }` (the decisions counted since the last report).
  */
 export const DATA_PLANE_ACK_PATH = '/api/v1/control-plane/data-planes/ack';
 
@@ -66,8 +66,14 @@ export interface KillAcknowledgement {
 /**
  * The body a data plane posts to the ack endpoint after each heartbeat it receives: its decision
  * tally, drained (at most MAX_DECISION_REPORT_ROWS rows; the rest goes with the next one). The
- * control plane adds the rows to decision_counts under the reporting data plane's id.
+ * control plane adds the rows to decision_counts under the reporting data plane's id, once per
+ * `report_id`: a report whose answer was lost is sent again unchanged, and adds nothing the
+ * second time. Without an id (data planes before it) every delivery adds.
  */
 export interface DecisionReport {
   readonly decisions: readonly DecisionCountRow[];
+  readonly report_id?: string;
 }
+
+/** A report id: what a data plane may name its report with (a UUID fits). */
+export const DECISION_REPORT_ID_PATTERN = '^[A-Za-z0-9_-]{16,64}$';

@@ -4,6 +4,12 @@
 // A write is one transaction: rows of tenants that no longer exist are dropped (a report may
 // arrive after a tenant is gone), the rest are added to their counters with one upsert, and rows
 // older than the retention (24 h) are pruned. Every read is scoped to one tenant.
+//
+// A report that names itself (a data plane's `report_id`) is applied once: its id is recorded in
+// decision_reports in the same transaction, and a report already recorded adds nothing. A data
+// plane whose report's answer was lost sends the same report again, so counts are neither lost
+// nor doubled. Ids are pruned with the counts: a report retried after 24 h holds only minutes
+// older than the retention, which the write drops anyway.
 import {
   CLIENT_ERROR_CODES,
   DECISION_RETENTION_MS,
@@ -20,15 +26,33 @@ export function localReporter(name: string): string {
 
 const INT_MAX = 2_147_483_647;
 
-/** Adds `rows` to the counters of `reporter` (a data plane id or `localReporter(...)`). */
+export interface DecisionCountsWrite {
+  /** The report's id: a report of this reporter already written under it adds nothing. */
+  readonly reportId?: string | undefined;
+  /** The time of the write (tests): decides what the retention prunes. */
+  readonly now?: Date | undefined;
+}
+
+/**
+ * Adds `rows` to the counters of `reporter` (a data plane id or `localReporter(...)`); false when
+ * the report was written before (its `reportId` is known) and nothing was added.
+ */
 export async function writeDecisionCounts(
   db: Database,
   reporter: string,
   rows: readonly DecisionCountRow[],
-  now: Date = new Date(),
-): Promise<void> {
+  { reportId, now = new Date() }: DecisionCountsWrite = {},
+): Promise<boolean> {
   const oldest = new Date(now.getTime() - DECISION_RETENTION_MS);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    if (reportId !== undefined) {
+      const recorded = await tx.query(
+        `insert into decision_reports (reporter, id, "receivedAt") values ($1, $2, $3)
+         on conflict do nothing returning 1`,
+        [reporter, reportId, now],
+      );
+      if (recorded.length === 0) return false;
+    }
     if (rows.length > 0) {
       const columns = {
         tenantId: [] as string[],
@@ -76,6 +100,8 @@ export async function writeDecisionCounts(
       );
     }
     await tx.query('delete from decision_counts where minute < $1', [oldest]);
+    await tx.query('delete from decision_reports where "receivedAt" < $1', [oldest]);
+    return true;
   });
 }
 
