@@ -11,9 +11,10 @@ import { ConfigStreamHub } from '../../control-plane/stream/hub.js';
 import { configStreamPlugin } from '../../control-plane/stream/plugin.js';
 import { createReadiness } from '../../http-edge/health.js';
 import { buildServer } from '../../http-edge/server.js';
-import { CONFIG_STREAM_PATH, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
+import { CONFIG_STREAM_PATH } from '../../shared/config-stream/protocol.js';
 import { PublicUrl } from '../../shared/public-url.js';
 import { killCliProcesses, runCliToEnd } from '../support/cli-process.js';
+import { postAck } from '../support/config-stream.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -87,14 +88,7 @@ describeEachDatabase('data-plane revocation', (kind) => {
     expect(((await again.json()) as { reasonCode?: string }).reasonCode).toBe(
       'DATA_PLANE_CREDENTIAL_INVALID',
     );
-    const ack = await fetch(`${url}${DATA_PLANE_ACK_PATH}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${plane.credential}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ version: 1 }),
-    });
+    const ack = await postAck(url, plane.credential, { version: 1 });
     expect(ack.status).toBe(401);
     await ack.arrayBuffer();
 

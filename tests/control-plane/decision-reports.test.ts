@@ -20,8 +20,8 @@ import { ConfigStreamClient } from '../../data-plane/remote/client.js';
 import { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
 import { createReadiness } from '../../http-edge/health.js';
 import { buildServer } from '../../http-edge/server.js';
-import { DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { PublicUrl } from '../../shared/public-url.js';
+import { postAck } from '../support/config-stream.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -218,15 +218,7 @@ describeEachDatabase('decision reports over the stream', (kind) => {
       count: 5,
     };
     const id = randomUUID();
-    const post = (body: unknown) =>
-      fetch(`${controlPlaneUrl}${DATA_PLANE_ACK_PATH}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${plane.credential}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown) => postAck(controlPlaneUrl, plane.credential, body);
     for (const body of [
       { decisions: [row], report_id: 'short' },
       { decisions: [row], report_id: 'x'.repeat(65) },

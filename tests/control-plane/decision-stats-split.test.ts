@@ -11,9 +11,9 @@ import { createAgent } from '../../control-plane/services/agents.js';
 import { updateGatewayPolicy } from '../../control-plane/services/gateway-policy.js';
 import { registerMcpServer } from '../../control-plane/services/mcp-servers.js';
 import { publishPolicyVersion } from '../../control-plane/services/npl-policies.js';
-import { DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 import { newAgentPublicKey } from '../support/agent-keys.js';
 import { killCliProcesses } from '../support/cli-process.js';
+import { postAck } from '../support/config-stream.js';
 import { postgresUrl } from '../support/databases.js';
 import { inspectBody } from '../support/gateway.js';
 import { HOLD_POLICY } from '../support/npl-policies.js';
@@ -56,12 +56,7 @@ const STATS = `{ decisionStats(windowMinutes: 10) {
     if (body.decision) answered[body.decision]++;
     return response.status;
   };
-  const ack = (body: unknown) =>
-    fetch(`${d.controlPlane.url}${DATA_PLANE_ACK_PATH}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
-      body: JSON.stringify(body),
-    });
+  const ack = (body: unknown) => postAck(d.controlPlane.url, credential, body);
 
   beforeAll(async () => {
     d = await startSplitDeployment({

@@ -21,12 +21,12 @@ import { ConfigStreamClient } from '../../data-plane/remote/client.js';
 import { SnapshotStore } from '../../data-plane/store/snapshot-store.js';
 import { createReadiness } from '../../http-edge/health.js';
 import { buildServer } from '../../http-edge/server.js';
-import { type AgentKillDelta, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
+import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
 import { PublicUrl } from '../../shared/public-url.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
 import type { Database } from '../../storage/engine/database.js';
 import { readKillDeltasAfter } from '../../storage/tables/kill-deltas.js';
-import { killDelta, parseSse, recordingStreamClient } from '../support/config-stream.js';
+import { killDelta, parseSse, postAck, recordingStreamClient } from '../support/config-stream.js';
 import {
   createTestDatabase,
   describeEachDatabase,
@@ -262,15 +262,7 @@ describeEachDatabase('kill deltas over the stream', (kind) => {
     const acks: unknown[] = [];
     const stop = hub.onKillAcknowledged((...args) => acks.push(args));
     try {
-      const post = (body: unknown) =>
-        fetch(`${url}${DATA_PLANE_ACK_PATH}`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${plane.credential}`,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify(body),
-        });
+      const post = (body: unknown) => postAck(url, plane.credential, body);
       for (const body of [
         { kill: 3 },
         { aborted: 0 },

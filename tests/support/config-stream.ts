@@ -3,7 +3,7 @@
 // of written text as the data plane's parser reads them.
 import type { StreamClient } from '../../control-plane/stream/hub.js';
 import { type SseEvent, SseParser } from '../../data-plane/upstream/sse-parser.js';
-import type { AgentKillDelta } from '../../shared/config-stream/protocol.js';
+import { type AgentKillDelta, DATA_PLANE_ACK_PATH } from '../../shared/config-stream/protocol.js';
 
 /** The kill delta number `seq` of agent `agent-<seq>` in tenant `tenant`, with no status lists. */
 export const killDelta = (seq: number): AgentKillDelta => ({
@@ -42,4 +42,13 @@ export function parseSse(chunks: readonly (Uint8Array | string)[]): SseEvent[] {
   for (const chunk of chunks) parser.push(chunk);
   parser.end();
   return events;
+}
+
+/** POSTs `body` to the control plane's ack endpoint at `baseUrl` as the data plane `credential`. */
+export function postAck(baseUrl: string, credential: string, body: unknown): Promise<Response> {
+  return fetch(`${baseUrl}${DATA_PLANE_ACK_PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
