@@ -1,15 +1,13 @@
 // Writes the in-process data plane's decision tally to decision_counts (role `all`: `agent-gateway
 // start`): every 5 s on an unref'd timer, on demand before a decisionStats query, and once more
 // on stop. Writes run one after another, so a flush that returns has written every decision
-// counted before it was called. A failed write keeps its rows and its report id and is tried
-// again, unchanged, before anything newer: a write whose commit succeeded but whose answer was
-// lost is then not counted twice (storage/tables/decision-counts.ts writes an id once). A remote
-// data plane reports over the config stream instead (remote/client.ts), the same way.
-import { randomUUID } from 'node:crypto';
+// counted before it was called. A failed write is tried again, unchanged and under its report id,
+// before anything newer (decision-reports.ts): a commit whose answer was lost is not counted
+// twice. A remote data plane reports over the config stream instead (remote/client.ts).
 import type { Logger } from 'pino';
-import type { DecisionCountRow } from '../../shared/decisions/decision-counts.js';
 import type { Database } from '../../storage/engine/database.js';
 import { writeDecisionCounts } from '../../storage/tables/decision-counts.js';
+import { DecisionReports } from './decision-reports.js';
 import type { DecisionTally } from './decision-tally.js';
 
 export interface DecisionCountsWriterOptions {
@@ -25,12 +23,12 @@ export interface DecisionCountsWriterOptions {
 export class DecisionCountsWriter {
   readonly #options: DecisionCountsWriterOptions;
   #last: Promise<void> = Promise.resolve();
-  /** The report whose write failed: it may have been committed all the same. */
-  #unwritten: { readonly id: string; readonly rows: DecisionCountRow[] } | undefined;
+  readonly #reports: DecisionReports;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: DecisionCountsWriterOptions) {
     this.#options = options;
+    this.#reports = new DecisionReports(options.tally);
   }
 
   /** Starts the periodic writes (once the database is migrated). */
@@ -56,15 +54,15 @@ export class DecisionCountsWriter {
 
   /** The unwritten report first, then what the tally holds; stops at a failure. */
   async #write(): Promise<void> {
-    const { tally, db, reporter } = this.#options;
+    const { db, reporter } = this.#options;
     for (;;) {
-      const report = this.#unwritten ?? (tally.size > 0 ? newReport(tally.drain()) : undefined);
+      const report = this.#reports.next();
       if (report === undefined) return;
       try {
         await writeDecisionCounts(db, reporter, report.rows, { reportId: report.id });
-        this.#unwritten = undefined;
+        this.#reports.settle(report, true);
       } catch (error) {
-        this.#unwritten = report;
+        this.#reports.settle(report, false);
         this.#options.logger.warn(
           { err: error, rows: report.rows.length },
           'decision counts not written; kept for the next write',
@@ -74,5 +72,3 @@ export class DecisionCountsWriter {
     }
   }
 }
-
-const newReport = (rows: DecisionCountRow[]) => ({ id: randomUUID(), rows });

@@ -24,10 +24,9 @@
 // Decision counts (decisionStats): after each heartbeat the client drains the data plane's
 // decision tally and posts it on the ack endpoint (`{ decisions, report_id }`), one report at a
 // time. A report without a 200 may have been written all the same (the answer was lost, or came
-// too late), so it is not merged back into the tally: it is sent again unchanged, under its id,
-// at the next heartbeat, and the control plane writes an id once. Newer counts wait in the tally
-// (which bounds what it keeps) until it is through; one refused as malformed (400) is dropped.
-import { randomUUID } from 'node:crypto';
+// too late): it is sent again unchanged, under its id, at the next heartbeat, and the control
+// plane writes an id once (metrics/decision-reports.ts); one refused as malformed (400) is
+// dropped.
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import {
@@ -44,6 +43,7 @@ import {
 import { MAX_DECISION_REPORT_ROWS } from '../../shared/decisions/decision-counts.js';
 import { type GatewayError, gatewayError } from '../../shared/errors/index.js';
 import type { ConfigSnapshot } from '../../shared/snapshot/index.js';
+import { DecisionReports } from '../metrics/decision-reports.js';
 import type { DecisionTally } from '../metrics/decision-tally.js';
 import type { SnapshotApplyResult } from '../store/snapshot-store.js';
 import { SseParser } from '../upstream/sse-parser.js';
@@ -113,8 +113,8 @@ export class ConfigStreamClient {
   #caughtUp = false;
   /** A decision report is on its way (one at a time). */
   #reporting: Promise<void> | undefined;
-  /** The report sent without a 200: sent again as it is before anything newer. */
-  #unconfirmedReport: Required<DecisionReport> | undefined;
+  /** What the decision tally reports next (none without a tally). */
+  readonly #decisionReports: DecisionReports | undefined;
   readonly #staleAfterMs: number;
   /** The control plane refused the credential on the last attempt (revoked, unknown, wrong). */
   #refused = false;
@@ -127,6 +127,8 @@ export class ConfigStreamClient {
     this.#options = options;
     this.#logger = options.logger;
     this.#staleAfterMs = 3 * (options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+    this.#decisionReports =
+      options.decisions && new DecisionReports(options.decisions, MAX_DECISION_REPORT_ROWS);
   }
 
   /** The control plane refused the credential and has not accepted it since: revoked. */
@@ -236,22 +238,15 @@ export class ConfigStreamClient {
    * last one; nothing while a report is on its way.
    */
   #reportDecisions(): void {
-    const tally = this.#options.decisions;
-    if (!tally || this.#reporting) return;
-    let report = this.#unconfirmedReport;
-    if (report === undefined) {
-      if (tally.size === 0) return;
-      const rows = tally.drain();
-      // What one report may not carry goes back at once, for the next heartbeat.
-      if (rows.length > MAX_DECISION_REPORT_ROWS)
-        tally.restore(rows.splice(MAX_DECISION_REPORT_ROWS));
-      report = { decisions: rows, report_id: randomUUID() };
-    }
-    const sent = report;
-    this.#reporting = this.#post(sent, 'decision report')
+    const reports = this.#decisionReports;
+    if (!reports || this.#reporting) return;
+    const report = reports.next();
+    if (report === undefined) return;
+    const body: DecisionReport = { decisions: report.rows, report_id: report.id };
+    this.#reporting = this.#post(body, 'decision report')
       .then((status) => {
         // 200: written, now or by an earlier delivery; 400: malformed, never will be.
-        this.#unconfirmedReport = status === 200 || status === 400 ? undefined : sent;
+        reports.settle(report, status === 200 || status === 400);
       })
       .finally(() => {
         this.#reporting = undefined;

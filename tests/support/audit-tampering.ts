@@ -1,8 +1,9 @@
 // What someone with the database's superuser rights can do to an audit trail, for the tests that
 // show the signed checkpoints catch it: rewrite the chain without some entries (every later hash
 // and seal recomputed, so the chain alone is whole again) and store that in place of the trail,
-// and cut its newest entries off with the head moved back. Neither is possible for the gateway's own role: the append-only triggers
-// refuse UPDATE and DELETE, so they are switched off around the change, as a superuser could.
+// and cut its newest entries off with the head moved back. Neither is possible for the gateway's
+// own role: the append-only triggers refuse UPDATE and DELETE, so they are switched off around the
+// change, as a superuser could.
 import { type AuditEntry, chainEntry } from '../../shared/audit/index.js';
 import type { SqlExecutor } from '../../storage/engine/database.js';
 
@@ -15,18 +16,7 @@ export function rechainWithout(
   let prev: string | null = null;
   for (const entry of entries) {
     if (drop(entry)) continue;
-    const next = chainEntry(
-      {
-        id: entry.id,
-        tenantId: entry.tenantId,
-        action: entry.action,
-        resourceType: entry.resourceType,
-        resourceId: entry.resourceId,
-        createdAt: entry.createdAt,
-        metadata: entry.metadata ?? {},
-      },
-      prev,
-    );
+    const next = chainEntry({ ...entry, metadata: entry.metadata ?? {} }, prev);
     out.push(next);
     prev = next.hash;
   }
